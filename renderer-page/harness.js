@@ -1,0 +1,263 @@
+// The renderer page's API, called by the Node side through CDP with one plain-data request:
+//   window.chartshot.render({ config, width, height, format: 'png'|'svg', backgroundColor, allowFunctions, watermark })
+//     -> { ok: true, data, ms, ranFunctions } | { ok: false, error, ranFunctions }
+//   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
+(function () {
+  'use strict';
+  var Chart = window.Chart;
+  var DataLabels = window.ChartDataLabels;
+  var SvgContext = window.ChartshotSvgContext;
+  var MAX_DEPTH = 64;
+  var MAX_SIDE = 16384;
+
+  // ---- config copy + function revival ------------------------------------------------------
+  // `function (a, b) { ... }` / `function name(a) { ... }`
+  var FN_RE = /^\s*function\s*(?:[A-Za-z_$][\w$]*)?\s*\(([^()]*)\)\s*\{([\s\S]*)\}\s*$/;
+  // `x => ...`, `(a, b) => ...`, `() => { ... }`
+  var ARROW_RE = /^\s*(?:([A-Za-z_$][\w$]*)|\(([^()]*)\))\s*=>\s*([\s\S]*?)\s*$/;
+
+  // The Function constructor parses the parameter list and the body separately, so a string
+  // like "function(){}), sideEffect(), (function(){}" cannot run anything at revival time.
+  function revive(s) {
+    if (s.length > 100000) return null;
+    var m = FN_RE.exec(s);
+    try {
+      if (m) return new Function(m[1], m[2]);
+      m = ARROW_RE.exec(s);
+      if (!m || !m[3]) return null;
+      var params = m[1] !== undefined ? m[1] : m[2];
+      var body = m[3];
+      var fn = null;
+      if (body.charAt(0) === '{' && body.charAt(body.length - 1) === '}') {
+        try { fn = new Function(params, body.slice(1, -1)); } catch (e) { fn = null; }
+      }
+      if (!fn) fn = new Function(params, 'return (' + body + '\n);');
+      // arrow functions have no `this` of their own: bind it as an arrow written at top level would
+      return fn.bind(undefined);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function copyConfig(value, depth, st) {
+    if (typeof value === 'string') {
+      if (st.allowFunctions && (value.indexOf('function') !== -1 || value.indexOf('=>') !== -1)) {
+        var fn = revive(value);
+        if (fn) {
+          st.ranFunctions = true;
+          return fn;
+        }
+      }
+      return value;
+    }
+    if (value === null || typeof value !== 'object') {
+      return typeof value === 'function' ? undefined : value;
+    }
+    if (depth >= MAX_DEPTH) throw new Error('config is nested deeper than ' + MAX_DEPTH + ' levels');
+    var i, out;
+    if (Array.isArray(value)) {
+      var n = value.length;
+      out = new Array(n);
+      for (i = 0; i < n; i++) out[i] = copyConfig(value[i], depth + 1, st);
+      return out;
+    }
+    out = {};
+    var keys = Object.keys(value);
+    for (i = 0; i < keys.length; i++) {
+      var k = keys[i];
+      if (k === '__proto__') continue;
+      out[k] = copyConfig(value[k], depth + 1, st);
+    }
+    return out;
+  }
+
+  function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  }
+
+  // ---- per-chart plugins -------------------------------------------------------------------
+  var probe = document.createElement('canvas').getContext('2d');
+  function isColor(c) {
+    probe.fillStyle = '#000000';
+    probe.fillStyle = c;
+    if (probe.fillStyle !== '#000000') return true;
+    probe.fillStyle = '#ffffff';
+    probe.fillStyle = c;
+    return probe.fillStyle !== '#ffffff';
+  }
+
+  function backgroundPlugin(color) {
+    // As in Chart.js's "canvas background" sample: painted behind whatever is already drawn.
+    return {
+      id: 'chartshotBackground',
+      beforeDraw: function (chart) {
+        var ctx = chart.ctx;
+        ctx.save();
+        ctx.globalCompositeOperation = 'destination-over';
+        ctx.fillStyle = color;
+        ctx.fillRect(0, 0, chart.width, chart.height);
+        ctx.restore();
+      },
+    };
+  }
+
+  function watermarkPlugin(text) {
+    return {
+      id: 'chartshotWatermark',
+      afterDraw: function (chart) {
+        var ctx = chart.ctx;
+        ctx.save();
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        ctx.globalAlpha = 1;
+        ctx.globalCompositeOperation = 'source-over';
+        ctx.font = '10px sans-serif';
+        ctx.fillStyle = 'rgba(128, 128, 128, 0.6)';
+        ctx.textAlign = 'right';
+        ctx.textBaseline = 'bottom';
+        ctx.fillText(text, chart.width - 4, chart.height - 3);
+        ctx.restore();
+      },
+    };
+  }
+
+  function labelsOn(opts) {
+    return isObject(opts) && opts.display !== false;
+  }
+
+  // chartjs-plugin-datalabels labels every point once registered, so it is attached to a chart
+  // only when its config asks for labels (chart-level or dataset-level datalabels options).
+  function wantsDataLabels(cfg) {
+    var plugins = cfg.options.plugins;
+    var chartLevel = isObject(plugins) && labelsOn(plugins.datalabels);
+    var datasets = isObject(cfg.data) && Array.isArray(cfg.data.datasets) ? cfg.data.datasets : [];
+    var datasetLevel = datasets.some(function (ds) { return isObject(ds) && labelsOn(ds.datalabels); });
+    if (!chartLevel && datasetLevel) {
+      // only the datasets that configured labels get them
+      datasets.forEach(function (ds) {
+        if (!isObject(ds)) return;
+        if (!isObject(ds.datalabels)) ds.datalabels = { display: false };
+        else if (!('display' in ds.datalabels)) ds.datalabels.display = true;
+      });
+    }
+    return chartLevel || datasetLevel;
+  }
+
+  function prepare(cfg, req) {
+    if (!isObject(cfg.options)) cfg.options = {};
+    var o = cfg.options;
+    o.responsive = false;
+    o.animation = false;
+    o.devicePixelRatio = 1;
+    var plugins = Array.isArray(cfg.plugins) ? cfg.plugins.filter(isObject) : [];
+    if (DataLabels && wantsDataLabels(cfg)) plugins.push(DataLabels);
+    if (req.backgroundColor !== null && req.backgroundColor !== undefined) {
+      if (typeof req.backgroundColor !== 'string' || !isColor(req.backgroundColor)) {
+        throw new Error('invalid backgroundColor');
+      }
+      plugins.unshift(backgroundPlugin(req.backgroundColor));
+    }
+    if (typeof req.watermark === 'string' && req.watermark.length) {
+      plugins.push(watermarkPlugin(req.watermark.slice(0, 200)));
+    }
+    cfg.plugins = plugins;
+  }
+
+  // ---- rendering ---------------------------------------------------------------------------
+  function checkSide(v, name) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_SIDE) {
+      throw new Error(name + ' must be an integer 1-' + MAX_SIDE);
+    }
+    return v;
+  }
+
+  function shortMessage(e) {
+    var msg = e && typeof e.message === 'string' ? e.message : String(e);
+    msg = msg.replace(/\s+/g, ' ').trim() || 'render failed';
+    return msg.length > 300 ? msg.slice(0, 297) + '...' : msg;
+  }
+
+  function dispose(chart, canvasKey) {
+    var c = chart;
+    if (!c && canvasKey) {
+      try { c = Chart.getChart(canvasKey); } catch (e) { c = null; }
+    }
+    if (!c) return;
+    try {
+      c.destroy();
+    } catch (e) {
+      // a chart that failed half-way may not destroy cleanly: at least forget it
+      if (Chart.instances && c.id !== undefined) delete Chart.instances[c.id];
+    }
+  }
+
+  function renderPng(cfg, width, height, handle) {
+    var canvas = document.createElement('canvas');
+    canvas.width = width;
+    canvas.height = height;
+    handle.key = canvas;
+    handle.chart = new Chart(canvas, cfg);
+    var url = canvas.toDataURL('image/png');
+    return url.slice(url.indexOf(',') + 1);
+  }
+
+  function renderSvg(cfg, width, height, handle) {
+    var ctx = new SvgContext({ width: width, height: height });
+    // stand-in canvas element: BasicPlatform only needs width/height, a style and getContext
+    var stand = {
+      width: width,
+      height: height,
+      style: document.createElement('div').style,
+      getContext: function (type) { return type === '2d' ? ctx : null; },
+      addEventListener: function () {},
+      removeEventListener: function () {},
+      getAttribute: function () { return null; },
+      setAttribute: function () {},
+      removeAttribute: function () {},
+    };
+    ctx.canvas = stand;
+    cfg.platform = Chart.BasicPlatform;
+    handle.key = stand;
+    handle.chart = new Chart(stand, cfg);
+    return ctx.getSerializedSvg();
+  }
+
+  function render(req) {
+    var t0 = performance.now();
+    var st = { allowFunctions: false, ranFunctions: false };
+    var handle = { chart: null, key: null };
+    var result;
+    try {
+      if (!isObject(req)) throw new Error('request must be an object');
+      st.allowFunctions = req.allowFunctions === true;
+      var width = checkSide(req.width, 'width');
+      var height = checkSide(req.height, 'height');
+      var format = req.format === undefined ? 'png' : req.format;
+      if (format !== 'png' && format !== 'svg') throw new Error('format must be png or svg');
+      var cfg = copyConfig(req.config, 0, st);
+      if (!isObject(cfg)) throw new Error('config must be an object');
+      prepare(cfg, req);
+      var data = format === 'svg' ? renderSvg(cfg, width, height, handle) : renderPng(cfg, width, height, handle);
+      result = { ok: true, data: data, ms: 0, ranFunctions: st.ranFunctions };
+    } catch (e) {
+      result = { ok: false, error: shortMessage(e), ranFunctions: st.ranFunctions };
+    } finally {
+      dispose(handle.chart, handle.key);
+    }
+    if (result.ok) result.ms = performance.now() - t0;
+    return result;
+  }
+
+  function floor(req, n) {
+    n = Math.max(1, Math.min(10000, n | 0));
+    var ok = true;
+    var t0 = performance.now();
+    for (var i = 0; i < n; i++) {
+      var r = render(req);
+      if (!r.ok) ok = false;
+    }
+    return { msPerRender: (performance.now() - t0) / n, ok: ok };
+  }
+
+  var api = Object.freeze({ render: render, floor: floor, ready: !!(Chart && SvgContext) });
+  Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: false, enumerable: true });
+})();

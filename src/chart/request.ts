@@ -1,0 +1,143 @@
+// Pure normalisation of a chart request: parse at the edge, trust inside. No I/O.
+import { createHash } from 'node:crypto';
+import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
+import { PLANS, type Format, type Plan } from './plans.js';
+
+export type ChartConfig = Record<string, unknown>;
+
+export interface RenderRequest {
+  readonly config: ChartConfig;
+  readonly width: number;
+  readonly height: number;
+  readonly format: Format;
+  /** CSS colour painted behind the chart; null = transparent. */
+  readonly backgroundColor: string | null;
+  /** Function strings become functions inside the page (authenticated callers only). */
+  readonly allowFunctions: boolean;
+  /** Text drawn small into a corner, or null. */
+  readonly watermark: string | null;
+}
+
+export const SERVICE_NAME = 'chartshot';
+
+export const CHART_TYPES = ['bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble'] as const;
+const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
+
+/** A config given as an object or as a JSON string (query parameters, form tools). */
+export function parseChartConfig(raw: unknown, field = 'chart'): ChartConfig {
+  if (raw === undefined || raw === null || raw === '') throw chartRequired();
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      throw invalidInput(`${field} is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidInput(`${field} must be a Chart.js config object`);
+  }
+  const config = value as ChartConfig;
+  if (config.type !== undefined && typeof config.type !== 'string') throw invalidInput(`${field}.type must be a string`);
+  if (config.data !== undefined && (typeof config.data !== 'object' || config.data === null || Array.isArray(config.data))) {
+    throw invalidInput(`${field}.data must be an object`);
+  }
+  if (config.type === undefined && !hasDatasetTypes(config)) throw invalidInput(`${field}.type is required`);
+  if (config.type !== undefined && !TYPE_SET.has(config.type as string)) {
+    throw invalidInput(`${field}.type must be one of ${CHART_TYPES.join(', ')}`);
+  }
+  const datasets = (config.data as { datasets?: unknown } | undefined)?.datasets;
+  if (Array.isArray(datasets)) {
+    for (const d of datasets) {
+      const t = (d as { type?: unknown } | null)?.type;
+      if (t !== undefined && (typeof t !== 'string' || !TYPE_SET.has(t))) {
+        throw invalidInput(`a dataset type must be one of ${CHART_TYPES.join(', ')}`);
+      }
+    }
+  }
+  return config;
+}
+
+function hasDatasetTypes(config: ChartConfig): boolean {
+  const ds = (config.data as { datasets?: unknown } | undefined)?.datasets;
+  return Array.isArray(ds) && ds.length > 0 && ds.every((d) => typeof (d as { type?: unknown })?.type === 'string');
+}
+
+function toInt(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : null;
+  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return Number(v);
+  return null;
+}
+
+/** Width and height within the plan's caps; missing or out of range -> invalid_dimensions. */
+export function checkDimensions(width: unknown, height: unknown, plan: Plan = PLANS.trial): { width: number; height: number } {
+  const range = `1-${plan.maxSide}`;
+  const w = toInt(width);
+  const h = toInt(height);
+  if (width === undefined || width === null || width === '') throw invalidDimensions('width is required');
+  if (height === undefined || height === null || height === '') throw invalidDimensions('height is required');
+  if (w === null || w < 1 || w > plan.maxSide) throw invalidDimensions(`width must be an integer ${range} on the ${plan.name} plan`);
+  if (h === null || h < 1 || h > plan.maxSide) throw invalidDimensions(`height must be an integer ${range} on the ${plan.name} plan`);
+  if (w * h > plan.maxPixels) {
+    throw invalidDimensions(`width x height must be at most ${plan.maxPixels} pixels on the ${plan.name} plan`);
+  }
+  return { width: w, height: h };
+}
+
+export function checkFormat(format: unknown, plan: Plan = PLANS.trial): Format {
+  if (format === undefined || format === null || format === '') return 'png';
+  if (format === 'png' || format === 'svg') return format;
+  if (format === 'pdf') {
+    if (plan.formats.includes('pdf')) return 'pdf';
+    throw invalidInput('format pdf is available on the enterprise plan only');
+  }
+  throw invalidInput('format must be png or svg');
+}
+
+const NAMED = /^[a-z]{3,30}$/i;
+const HEX = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
+const FUNC = /^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch|color)\(\s*[-+0-9a-z.%,\s/]{1,80}\)$/i;
+
+/** A CSS colour string, or null when absent. Anything else -> invalid_input. */
+export function checkColor(value: unknown, field = 'backgroundColor'): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string' || value.length > 100) throw invalidInput(`${field} must be a CSS colour`);
+  const v = value.trim();
+  if (HEX.test(v) || NAMED.test(v) || FUNC.test(v)) return v;
+  throw invalidInput(`${field} must be a CSS colour (hex, rgb(), rgba(), hsl(), a name or transparent)`);
+}
+
+/** JSON with sorted keys: equal requests give equal strings, whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value as object).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}
+
+/** A stable digest of everything that decides the image's bytes. */
+export function requestDigest(req: RenderRequest): string {
+  return createHash('sha256')
+    .update(
+      canonicalJson({
+        c: req.config,
+        w: req.width,
+        h: req.height,
+        f: req.format,
+        b: req.backgroundColor,
+        fn: req.allowFunctions,
+        wm: req.watermark,
+      }),
+    )
+    .digest('base64url');
+}

@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+// The `chartshot` command: serve, accounts, keys, sessions, render, sign (and billing).
+import { parseArgs } from 'node:util';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './log.js';
+import { startPool, startServer } from './main.js';
+import { createSqliteStore } from './store/sqlite/index.js';
+import { loadMasterKey } from './store/masterKey.js';
+import { AccountService } from './services/accounts.js';
+import { RenderService } from './services/render.js';
+import { parsePlanName, PLANS } from './chart/plans.js';
+import { checkColor, checkDimensions, checkFormat, parseChartConfig } from './chart/request.js';
+import { signQuery } from './services/signing.js';
+import { AppError } from './errors.js';
+
+class UsageError extends Error {}
+
+const USAGE = `usage: chartshot <command>
+  serve                                            start the HTTP server
+  accounts create --plan <trial|starter|growth|enterprise> [--email E] [--json]
+  keys create --account <id> [--test] [--json] | keys revoke <key_id> | keys list --account <id> [--json]
+  sessions create --account <id> [--json]
+  render <config.json> -o <out> [--format png|svg|pdf] [--width W] [--height H] [--background CSS]
+  sign --key-id <id> --secret <secret> --expires-in <seconds> <config.json> [--width W] [--height H] [--format F] [--base-url URL]`;
+
+function out(json: boolean, value: unknown, text: string): void {
+  process.stdout.write((json ? JSON.stringify(value) : text) + '\n');
+}
+
+function need(v: string | undefined, flag: string): string {
+  if (!v) throw new UsageError(`${flag} is required`);
+  return v;
+}
+
+function readJsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${path} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+async function withAccounts<T>(config: Config, fn: (svc: AccountService) => Promise<T>): Promise<T> {
+  const store = createSqliteStore(config.dataDir);
+  try {
+    return await fn(new AccountService(store, loadMasterKey(config.dataDir)));
+  } finally {
+    await store.close();
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const running = await startServer(config);
+  const log = running.deps.log;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    running.close().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values: o, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      plan: { type: 'string' },
+      email: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      account: { type: 'string' },
+      test: { type: 'boolean', default: false },
+      output: { type: 'string', short: 'o' },
+      format: { type: 'string' },
+      width: { type: 'string' },
+      height: { type: 'string' },
+      background: { type: 'string' },
+      'key-id': { type: 'string' },
+      secret: { type: 'string' },
+      'expires-in': { type: 'string' },
+      'base-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [cmd, sub, ...rest] = positionals;
+  if (o.help || !cmd) {
+    process.stdout.write(USAGE + '\n');
+    if (!cmd && !o.help) process.exitCode = 2;
+    return;
+  }
+  const config = loadConfig();
+  const json = o.json ?? false;
+  switch (`${cmd} ${sub ?? ''}`.trim()) {
+    case 'serve':
+      return serve(config);
+    case 'accounts create': {
+      const plan = parsePlanName(need(o.plan, '--plan'));
+      if (!plan) throw new UsageError(`--plan must be one of ${Object.keys(PLANS).join(', ')}`);
+      const r = await withAccounts(config, (s) => s.createAccount(plan, o.email ?? null));
+      return out(json, r, `account ${r.account_id}\napi_key ${r.api_key}\nkey_id ${r.key_id}\nsigning_secret ${r.signing_secret}\nsession_token ${r.session_token}`);
+    }
+    case 'keys create': {
+      const account = need(o.account, '--account');
+      const r = await withAccounts(config, (s) => s.createKey(account, o.test ? 'test' : undefined));
+      return out(json, r, `api_key ${r.api_key}\nkey_id ${r.key_id}\nsigning_secret ${r.signing_secret}`);
+    }
+    case 'keys revoke': {
+      const keyId = rest[0] ?? positionals[2];
+      if (!keyId) throw new UsageError('keys revoke <key_id>');
+      const ok = await withAccounts(config, (s) => s.revokeKey(keyId));
+      if (!ok) throw new UsageError(`no active key ${keyId}`);
+      return out(json, { key_id: keyId, revoked: true }, `revoked ${keyId}`);
+    }
+    case 'keys list': {
+      const account = need(o.account, '--account');
+      const keys = await withAccounts(config, (s) => s.listKeys(account));
+      const rows = keys.map((k) => ({
+        key_id: k.id, kind: k.kind, prefix: k.prefix,
+        created_at: new Date(k.createdAt).toISOString(),
+        expires_at: k.expiresAt ? new Date(k.expiresAt).toISOString() : null,
+        revoked_at: k.revokedAt ? new Date(k.revokedAt).toISOString() : null,
+      }));
+      return out(json, rows, rows.map((r) => `${r.key_id}\t${r.kind}\t${r.prefix}…\t${r.revoked_at ? 'revoked' : 'active'}`).join('\n') || '(no keys)');
+    }
+    case 'sessions create': {
+      const account = need(o.account, '--account');
+      const r = await withAccounts(config, (s) => s.createSession(account));
+      return out(json, r, `session_token ${r.session_token}\nexpires_at ${r.expires_at}`);
+    }
+    default:
+      break;
+  }
+  if (cmd === 'render') {
+    const file = need(sub, 'render <config.json>');
+    const output = need(o.output, '-o');
+    const config0 = parseChartConfig(readJsonFile(file) as unknown, file);
+    const plan = PLANS.enterprise;
+    const { width, height } = checkDimensions(o.width ?? '800', o.height ?? '400', plan);
+    const format = checkFormat(o.format ?? (output.endsWith('.svg') ? 'svg' : output.endsWith('.pdf') ? 'pdf' : 'png'), plan);
+    const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
+    const pool = await startPool({ ...config, poolSize: 1 }, log);
+    try {
+      const img = await new RenderService(pool).render({
+        config: config0, width, height, format, backgroundColor: checkColor(o.background), allowFunctions: true, watermark: null,
+      });
+      writeFileSync(output, img.body);
+      process.stderr.write(`wrote ${output} (${format}, ${width}x${height}, ${img.body.length} bytes, ${img.renderMs.toFixed(1)} ms)\n`);
+    } finally {
+      await pool.close();
+    }
+    return;
+  }
+  if (cmd === 'sign') {
+    const file = need(sub, 'sign <config.json>');
+    const keyId = need(o['key-id'], '--key-id');
+    const secret = need(o.secret, '--secret');
+    const expiresIn = need(o['expires-in'], '--expires-in');
+    if (!/^\d+$/.test(expiresIn) || Number(expiresIn) < 1) throw new UsageError('--expires-in must be a positive number of seconds');
+    const chart = JSON.stringify(parseChartConfig(readJsonFile(file) as unknown, file));
+    const params: Record<string, string> = { chart, width: o.width ?? '800', height: o.height ?? '400' };
+    if (o.format) params.format = o.format;
+    if (o.background) params.backgroundColor = o.background;
+    const exp = Math.floor(Date.now() / 1000) + Number(expiresIn);
+    const base = (o['base-url'] ?? config.publicBaseUrl).replace(/\/+$/, '');
+    process.stdout.write(`${base}/v1/chart?${signQuery(params, keyId, secret, exp)}\n`);
+    return;
+  }
+  throw new UsageError(`unknown command: ${positionals.join(' ')}\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  const msg =
+    err instanceof ConfigError || err instanceof UsageError
+      ? err.message
+      : err instanceof AppError
+        ? `${err.code}: ${err.detail ?? ''}`
+        : (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+          ? (err as Error).message
+          : `error: ${(err as Error).message ?? String(err)}`;
+  process.stderr.write(`chartshot: ${msg.split('\n')[0]}\n`);
+  process.exit(err instanceof UsageError || err instanceof ConfigError ? 2 : 1);
+});

@@ -1,0 +1,111 @@
+// The only reader of process.env: every setting is parsed, validated and frozen here, and
+// a bad value stops the process at start with a message naming the variable.
+import { cpus } from 'node:os';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly publicBaseUrl: string;
+  readonly chromiumPath: string;
+  readonly poolSize: number;
+  readonly renderTimeoutMs: number;
+  readonly trustProxy: boolean;
+  readonly openRendersPerHour: number;
+  readonly logLevel: LogLevel;
+  readonly googleClientId: string | null;
+  readonly smtpUrl: string | null;
+  /** Largest JSON body accepted, bytes. */
+  readonly maxBodyBytes: number;
+  /** How long a request may wait for a free page before 503. */
+  readonly acquireTimeoutMs: number;
+  /** Requests allowed to wait for a page at once; more get 503 at once. */
+  readonly maxQueue: number;
+  /** A page is replaced after this many renders (staggered per page). */
+  readonly pageMaxRenders: number;
+  /** Bytes of images kept in the in-memory cache tier. */
+  readonly memoryCacheBytes: number;
+  readonly buildHash: string;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function defaultChromium(): string {
+  // The /usr/bin/chromium wrapper adds flags and noise: launch the binary itself (FIELD-NOTES).
+  for (const p of ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
+    if (existsSync(p)) return p;
+  }
+  return '/usr/lib/chromium/chromium';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = (env.HOST ?? '0.0.0.0').trim() || '0.0.0.0';
+  const baseRaw = env.PUBLIC_BASE_URL?.trim() || `http://localhost:${port}`;
+  let publicBaseUrl: string;
+  try {
+    const u = new URL(baseRaw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    publicBaseUrl = baseRaw.replace(/\/+$/, '');
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got "${baseRaw}"`);
+  }
+  const chromiumPath = env.CHROMIUM_PATH?.trim() || defaultChromium();
+  if (env.CHROMIUM_PATH && !existsSync(chromiumPath)) {
+    throw new ConfigError(`CHROMIUM_PATH points to a missing file: ${chromiumPath}`);
+  }
+  const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const smtpUrl = env.SMTP_URL?.trim() || null;
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+  return Object.freeze({
+    port,
+    host,
+    dataDir: resolve(env.DATA_DIR?.trim() || './data'),
+    publicBaseUrl,
+    chromiumPath,
+    poolSize: int(env, 'POOL_SIZE', Math.max(1, cpus().length), 1, 64),
+    renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 10000, 100, 600000),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    openRendersPerHour: int(env, 'OPEN_RENDERS_PER_HOUR', 60, 0, 1000000),
+    logLevel,
+    googleClientId: env.GOOGLE_CLIENT_ID?.trim() || null,
+    smtpUrl,
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 2 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    acquireTimeoutMs: int(env, 'ACQUIRE_TIMEOUT_MS', 5000, 10, 600000),
+    maxQueue: int(env, 'MAX_QUEUE', 64, 0, 100000),
+    pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 500, 1, 1000000),
+    memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
+    buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
+  });
+}
+
+function readBuildHash(): string {
+  return process.env.npm_package_version ? `v${process.env.npm_package_version}` : 'dev';
+}

@@ -1,0 +1,29 @@
+// Who is calling: an API key (X-Api-Key or api_key), a signed URL (key_id, exp, sig), or a
+// session token (Authorization: Bearer). Sets ctx.state.auth / ctx.state.account.
+import type { Middleware } from 'koa';
+import type { AccountService } from '../services/accounts.js';
+import { verifySignedQuery } from '../services/signing.js';
+
+export function apiKeyAuth(accounts: AccountService, opts: { allowSigned?: boolean } = {}): Middleware {
+  return async (ctx, next) => {
+    if (opts.allowSigned && ctx.method === 'GET' && /(^|&)sig=/.test(ctx.querystring)) {
+      const keyId = typeof ctx.query.key_id === 'string' ? ctx.query.key_id : '';
+      const resolved = await verifySignedQuery(ctx.querystring, Date.now(), async () => accounts.authenticateKeyId(keyId));
+      ctx.state.auth = resolved;
+      ctx.state.signed = true;
+    } else {
+      const header = ctx.get('x-api-key');
+      const query = typeof ctx.query.api_key === 'string' ? ctx.query.api_key : undefined;
+      ctx.state.auth = await accounts.authenticateKey(header || query);
+    }
+    await next();
+  };
+}
+
+export function sessionAuth(accounts: AccountService): Middleware {
+  return async (ctx, next) => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    ctx.state.account = await accounts.authenticateSession(m?.[1]);
+    await next();
+  };
+}

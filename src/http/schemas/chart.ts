@@ -1,0 +1,49 @@
+// JSON Schemas of the chart request. The same objects validate requests and build the
+// OpenAPI document, so the two cannot drift.
+export const chartConfigSchema = {
+  description: 'A complete Chart.js 4 configuration, as an object or as a JSON string of one.',
+  oneOf: [{ type: 'object' }, { type: 'string', minLength: 1 }],
+} as const;
+
+const dimension = (what: string) =>
+  ({
+    description: `${what} in pixels: 1-2000 (4000 on growth, 8000 on enterprise; width x height at most 4M/16M/64M pixels).`,
+    type: 'integer',
+    minimum: 1,
+    maximum: 8000,
+  }) as const;
+
+const commonProperties = {
+  chart: chartConfigSchema,
+  c: { ...chartConfigSchema, description: 'Alias for chart.' },
+  format: { type: 'string', enum: ['png', 'svg', 'pdf'], default: 'png', description: 'png or svg (pdf: enterprise plan only).' },
+  width: dimension('Width'),
+  height: dimension('Height'),
+  backgroundColor: {
+    type: 'string',
+    maxLength: 100,
+    description: 'CSS colour painted behind the chart; transparent when absent.',
+  },
+} as const;
+
+/** Body of POST /v1/chart and POST /v1/chart/create. */
+export const chartRequestBodySchema = {
+  $id: 'ChartRequest',
+  type: 'object',
+  properties: commonProperties,
+} as const;
+
+/** Query of GET /v1/chart (values arrive as strings and are coerced). */
+export const chartRequestQuerySchema = {
+  $id: 'ChartRequestQuery',
+  type: 'object',
+  properties: {
+    ...commonProperties,
+    chart: { type: 'string', description: 'URL-encoded JSON Chart.js config.' },
+    c: { type: 'string', description: 'Alias for chart.' },
+    api_key: { type: 'string', description: 'API key (or header X-Api-Key).' },
+    key_id: { type: 'string', description: 'Signed URLs: the public id of the signing key.' },
+    exp: { type: 'integer', description: 'Signed URLs: expiry, Unix seconds (at most one year ahead).' },
+    sig: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Signed URLs: HMAC-SHA256 (lowercase hex) of the raw query string before &sig=; must be last.' },
+  },
+} as const;

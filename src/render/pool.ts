@@ -1,0 +1,399 @@
+// A pool of pre-warmed Chromium pages, each with the harness loaded. Every lease is given
+// back in `finally`; a page that failed, timed out or crashed is destroyed, a page that ran
+// caller code is reloaded before anyone else may use it, and pages recycle after a
+// staggered number of renders.
+import genericPool, { type Pool } from 'generic-pool';
+import type { Browser, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
+import { launchBrowser, type LaunchedBrowser } from './browser.js';
+import { HARNESS_ORIGIN, HARNESS_URL, loadHarnessFiles, type HarnessFile } from './harness.js';
+import type { Logger } from '../log.js';
+
+export interface PageRequest {
+  config: Record<string, unknown>;
+  width: number;
+  height: number;
+  format: 'png' | 'svg';
+  backgroundColor: string | null;
+  allowFunctions: boolean;
+  watermark: string | null;
+}
+
+export interface PageResult {
+  /** Base64 PNG, or SVG text. */
+  data: string;
+  /** Time spent inside the page, ms. */
+  ms: number;
+  ranFunctions: boolean;
+}
+
+/** Why a render did not produce an image. `config` = the chart config itself was refused by Chart.js. */
+export class RenderError extends Error {
+  constructor(
+    readonly kind: 'config' | 'timeout' | 'crash' | 'busy',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RenderError';
+  }
+}
+
+export interface PoolOptions {
+  chromiumPath: string;
+  size: number;
+  renderTimeoutMs: number;
+  acquireTimeoutMs: number;
+  maxQueue: number;
+  pageMaxRenders: number;
+  harnessDir?: string;
+}
+
+export interface PoolStats {
+  size: number;
+  available: number;
+  borrowed: number;
+  pending: number;
+  browserRestarts: number;
+  pagesCreated: number;
+  pagesDestroyed: number;
+  queueRejections: number;
+  browserConnected: boolean;
+}
+
+const CALL_RENDER = 'function (req) { return window.chartshot.render(req); }';
+const CALL_FLOOR = 'function (req, n) { return window.chartshot.floor(req, n); }';
+
+const WARMUP: PageRequest = {
+  config: {
+    type: 'bar',
+    data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'warm', data: [1, 2, 3] }] },
+    options: { plugins: { title: { display: true, text: 'warm' } } },
+  },
+  width: 320,
+  height: 200,
+  format: 'png',
+  backgroundColor: '#fff',
+  allowFunctions: false,
+  watermark: null,
+};
+
+class RenderPage {
+  renders = 0;
+  dead = false;
+  windowId = '';
+  /** Rejects when the page's renderer crashes or the page closes: raced against every render. */
+  readonly crashed: Promise<never>;
+  private failCrashed!: (e: Error) => void;
+
+  constructor(
+    readonly id: number,
+    readonly page: Page,
+    readonly cdp: CDPSession,
+    readonly maxRenders: number,
+  ) {
+    this.crashed = new Promise<never>((_, reject) => {
+      this.failCrashed = reject;
+    });
+    this.crashed.catch(() => {});
+  }
+
+  markDead(reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.failCrashed(new RenderError('crash', reason));
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class PagePool {
+  private pool!: Pool<RenderPage>;
+  private files: Map<string, HarnessFile>;
+  private current: LaunchedBrowser | null = null;
+  private launching: Promise<LaunchedBrowser> | null = null;
+  private closing = false;
+  private nextPageId = 1;
+  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0 };
+  private readonly livePages = new Set<RenderPage>();
+  /** Profile directories of every browser this pool launched (tests look for leftovers). */
+  readonly profiles: string[] = [];
+
+  constructor(
+    private readonly opts: PoolOptions,
+    private readonly log: Logger,
+  ) {
+    this.files = loadHarnessFiles(opts.harnessDir);
+  }
+
+  /** Launches the browser and pre-warms every page; resolves when the pool is full. */
+  async start(): Promise<void> {
+    await this.browser();
+    this.pool = genericPool.createPool<RenderPage>(
+      {
+        create: () => this.createPage(),
+        destroy: (rp) => this.destroyPage(rp),
+        validate: async (rp) => !rp.dead && !rp.page.isClosed() && this.current?.browser.connected === true,
+      },
+      {
+        min: this.opts.size,
+        max: this.opts.size,
+        testOnBorrow: true,
+        acquireTimeoutMillis: this.opts.acquireTimeoutMs,
+        maxWaitingClients: this.opts.maxQueue,
+        autostart: true,
+      },
+    );
+    const deadline = Date.now() + 60000;
+    while (this.pool.size < this.opts.size || this.pool.available + this.pool.borrowed < this.opts.size) {
+      if (Date.now() > deadline) throw new Error('pool did not fill within 60 s');
+      await sleep(20);
+    }
+  }
+
+  private browser(): Promise<LaunchedBrowser> {
+    if (this.current?.browser.connected) return Promise.resolve(this.current);
+    if (this.closing) return Promise.reject(new Error('pool is closing'));
+    if (!this.launching) {
+      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath }, this.log)
+        .then((lb) => {
+          this.current = lb;
+          this.profiles.push(lb.profileDir);
+          this.watch(lb);
+          return lb;
+        })
+        .finally(() => {
+          this.launching = null;
+        });
+    }
+    return this.launching;
+  }
+
+  private watch(lb: LaunchedBrowser): void {
+    const b: Browser = lb.browser;
+    b.on('disconnected', () => {
+      if (this.current === lb) this.current = null;
+      for (const rp of this.livePages) if (rp.page.browser() === b) rp.markDead('browser disconnected');
+      if (this.closing) return;
+      this.counters.browserRestarts++;
+      this.log.error({ pid: lb.pid }, 'browser disconnected; relaunching');
+      void lb.close();
+      // Relaunch at once so the pool refills before the next request needs a page.
+      this.browser().catch((err) => this.log.error({ err }, 'browser relaunch failed'));
+    });
+    // A config may open popups or new targets: close anything that is not one of ours.
+    b.on('targetcreated', (t) => {
+      if (t.type() !== 'page' || !t.opener()) return;
+      void t.page().then((p) => p?.close()).catch(() => {});
+    });
+  }
+
+  private async createPage(): Promise<RenderPage> {
+    try {
+      const lb = await this.browser();
+      const page: Page = await withDeadline(lb.browser.newPage(), 15000, 'new page');
+      const id = this.nextPageId++;
+      // Stagger recycling so the pages never all reload at once.
+      const maxRenders = Math.round(this.opts.pageMaxRenders * (1 + ((id % this.opts.size) / this.opts.size) * 0.5));
+      const cdp = await page.createCDPSession();
+      const rp = new RenderPage(id, page, cdp, maxRenders);
+      page.on('error', (err) => rp.markDead(`page crashed: ${err.message}`));
+      page.on('close', () => rp.markDead('page closed'));
+      page.on('popup', (p) => void p?.close().catch(() => {}));
+      await page.setRequestInterception(true);
+      page.on('request', (req) => this.intercept(req));
+      await this.loadHarness(rp);
+      await this.callRender(rp, WARMUP);
+      await this.callRender(rp, { ...WARMUP, format: 'svg' });
+      this.livePages.add(rp);
+      this.counters.pagesCreated++;
+      return rp;
+    } catch (err) {
+      this.log.error({ err }, 'page creation failed');
+      // generic-pool retries a failed create at once; a delay keeps that from starving the event loop.
+      await sleep(500);
+      throw err;
+    }
+  }
+
+  private intercept(req: HTTPRequest): void {
+    const url = req.url();
+    if (url.startsWith(HARNESS_ORIGIN + '/')) {
+      const path = new URL(url).pathname;
+      const file = this.files.get(path);
+      if (file) {
+        void req.respond({ status: 200, contentType: file.contentType, body: file.body }).catch(() => {});
+        return;
+      }
+    }
+    void req.abort('blockedbyclient').catch(() => {});
+  }
+
+  private async loadHarness(rp: RenderPage): Promise<void> {
+    await withDeadline(rp.page.goto(HARNESS_URL, { waitUntil: 'load' }), 15000, 'harness load');
+    const res = (await rp.cdp.send('Runtime.evaluate', {
+      expression: 'window.chartshot && window.chartshot.ready === true ? window : null',
+    })) as { result: { objectId?: string } };
+    if (!res.result.objectId) throw new Error('harness did not become ready');
+    rp.windowId = res.result.objectId;
+  }
+
+  private async destroyPage(rp: RenderPage): Promise<void> {
+    this.livePages.delete(rp);
+    this.counters.pagesDestroyed++;
+    rp.markDead('destroyed');
+    try {
+      await withDeadline(rp.page.close(), 3000, 'page close');
+    } catch {
+      /* the browser may already be gone; nothing is left to free */
+    }
+  }
+
+  private async callRender(rp: RenderPage, req: PageRequest): Promise<PageResult> {
+    return this.call<PageResult>(rp, CALL_RENDER, [req]);
+  }
+
+  private async call<T>(rp: RenderPage, fn: string, args: unknown[]): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        rp.markDead('render timed out');
+        // Stops an infinite loop in a callback within milliseconds (FIELD-NOTES).
+        rp.cdp.send('Runtime.terminateExecution').catch(() => {});
+        reject(new RenderError('timeout', `render took longer than ${this.opts.renderTimeoutMs} ms`));
+      }, this.opts.renderTimeoutMs);
+    });
+    try {
+      const res = (await Promise.race([
+        rp.cdp.send('Runtime.callFunctionOn', {
+          functionDeclaration: fn,
+          objectId: rp.windowId,
+          arguments: args.map((value) => ({ value })),
+          returnByValue: true,
+          awaitPromise: true,
+        }),
+        timeout,
+        rp.crashed,
+      ])) as { result: { value?: unknown }; exceptionDetails?: { text?: string; exception?: { description?: string } } };
+      if (res.exceptionDetails) {
+        const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
+        throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
+      }
+      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean } | undefined;
+      if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
+      if (value.ok === false) {
+        throw new RenderError('config', String(value.error).slice(0, 300));
+      }
+      return value as T;
+    } catch (err) {
+      if (err instanceof RenderError) throw err;
+      rp.markDead('protocol error');
+      throw new RenderError('crash', (err as Error).message);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async acquire(): Promise<RenderPage> {
+    if (this.closing) throw new RenderError('busy', 'shutting down');
+    try {
+      return await this.pool.acquire();
+    } catch (err) {
+      this.counters.queueRejections++;
+      const msg = (err as Error).message;
+      throw new RenderError('busy', /waitingClients/.test(msg) ? 'render queue is full' : 'no renderer free in time');
+    }
+  }
+
+  /** Renders on a leased page; the page is given back (or replaced) without delaying the caller. */
+  async render(req: PageRequest): Promise<PageResult> {
+    const rp = await this.acquire();
+    let reset = false;
+    try {
+      const res = await this.callRender(rp, req);
+      rp.renders++;
+      reset = res.ranFunctions;
+      return res;
+    } catch (err) {
+      // A refused config may have left half-built state behind: reload before reuse.
+      reset = true;
+      throw err;
+    } finally {
+      void this.giveBack(rp, reset);
+    }
+  }
+
+  /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
+  async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
+    const rp = await this.acquire();
+    try {
+      return await this.call<{ msPerRender: number }>(rp, CALL_FLOOR, [req, n]);
+    } finally {
+      void this.giveBack(rp, false);
+    }
+  }
+
+  private async giveBack(rp: RenderPage, reset: boolean): Promise<void> {
+    try {
+      if (rp.dead || rp.renders >= rp.maxRenders) {
+        await this.pool.destroy(rp);
+        return;
+      }
+      if (reset) {
+        try {
+          await this.loadHarness(rp);
+        } catch (err) {
+          this.log.warn({ err }, 'page reset failed; replacing it');
+          await this.pool.destroy(rp);
+          return;
+        }
+      }
+      await this.pool.release(rp);
+    } catch (err) {
+      this.log.error({ err }, 'returning a page to the pool failed');
+    }
+  }
+
+  stats(): PoolStats {
+    return {
+      size: this.opts.size,
+      available: this.pool?.available ?? 0,
+      borrowed: this.pool?.borrowed ?? 0,
+      pending: this.pool?.pending ?? 0,
+      ...this.counters,
+      browserConnected: this.current?.browser.connected === true,
+    };
+  }
+
+  /** The Chromium process id, for tests that kill it. */
+  browserPid(): number | undefined {
+    return this.current?.pid;
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    if (this.pool) {
+      await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) =>
+        this.log.warn({ err }, 'pool drain incomplete'),
+      );
+    }
+    const lb = this.current ?? (this.launching ? await this.launching.catch(() => null) : null);
+    this.current = null;
+    await lb?.close();
+  }
+}

@@ -1,0 +1,20 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** The server's master key (DATA_DIR/master.key, created 0600 on first start). Signing secrets derive from it. */
+export function loadMasterKey(dataDir: string | ':memory:'): Buffer {
+  if (dataDir === ':memory:') return randomBytes(32);
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'master.key');
+  if (!existsSync(file)) {
+    try {
+      writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  const hex = readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${file} is not a 32-byte hex key`);
+  return Buffer.from(hex, 'hex');
+}

@@ -1,0 +1,79 @@
+import type { Account, AccountStore, ApiKey, KeyStore, Session, SessionStore } from '../types.js';
+import type { DB } from './db.js';
+
+interface AccountRow { id: string; email: string | null; plan: Account['plan']; status: Account['status']; created_at: number }
+interface KeyRow { id: string; account_id: string; kind: ApiKey['kind']; prefix: string; created_at: number; expires_at: number | null; revoked_at: number | null }
+
+const toAccount = (r: AccountRow): Account => ({ id: r.id, email: r.email, plan: r.plan, status: r.status, createdAt: r.created_at });
+const toKey = (r: KeyRow): ApiKey => ({
+  id: r.id, accountId: r.account_id, kind: r.kind, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
+});
+
+export function sqliteAccounts(db: DB): AccountStore {
+  const insert = db.prepare('INSERT INTO accounts (id, email, plan, status, created_at) VALUES (?, ?, ?, ?, ?)');
+  const byId = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?');
+  return {
+    async create(a) {
+      insert.run(a.id, a.email, a.plan, a.status, a.createdAt);
+    },
+    async find(id) {
+      const r = byId.get(id);
+      return r ? toAccount(r) : null;
+    },
+    async update(id, fields) {
+      const sets: string[] = [];
+      const vals: unknown[] = [];
+      for (const [k, v] of Object.entries(fields)) {
+        if (!['plan', 'status', 'email'].includes(k)) continue;
+        sets.push(`${k} = ?`);
+        vals.push(v);
+      }
+      if (sets.length) db.prepare(`UPDATE accounts SET ${sets.join(', ')} WHERE id = ?`).run(...vals, id);
+    },
+  };
+}
+
+export function sqliteKeys(db: DB): KeyStore {
+  const insert = db.prepare(
+    'INSERT INTO api_keys (id, account_id, kind, key_hash, prefix, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const byHash = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_hash = ?');
+  const byId = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?');
+  const byAccount = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id');
+  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  return {
+    async create(k, keyHash) {
+      insert.run(k.id, k.accountId, k.kind, keyHash, k.prefix, k.createdAt, k.expiresAt, k.revokedAt);
+    },
+    async findByHash(h) {
+      const r = byHash.get(h);
+      return r ? toKey(r) : null;
+    },
+    async find(id) {
+      const r = byId.get(id);
+      return r ? toKey(r) : null;
+    },
+    async listByAccount(accountId) {
+      return byAccount.all(accountId).map(toKey);
+    },
+    async revoke(id, at) {
+      return revoke.run(at, id).changes > 0;
+    },
+  };
+}
+
+export function sqliteSessions(db: DB): SessionStore {
+  const insert = db.prepare('INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)');
+  const byHash = db.prepare<[string], { account_id: string; expires_at: number }>(
+    'SELECT account_id, expires_at FROM sessions WHERE token_hash = ?',
+  );
+  return {
+    async create(h, s) {
+      insert.run(h, s.accountId, s.createdAt, s.expiresAt);
+    },
+    async findByHash(h): Promise<Session | null> {
+      const r = byHash.get(h);
+      return r ? { accountId: r.account_id, expiresAt: r.expires_at } : null;
+    },
+  };
+}

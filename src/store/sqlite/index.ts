@@ -1,0 +1,30 @@
+import type { Store } from '../types.js';
+import { openDatabase, type DB } from './db.js';
+import { sqliteAccounts, sqliteKeys, sqliteSessions } from './accounts.js';
+
+export interface SqliteStore extends Store {
+  readonly db: DB;
+}
+
+/** The embedded default store: one SQLite file in dataDir (or ':memory:' in tests). */
+export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
+  const db = openDatabase(dataDir);
+  const ping = db.prepare('SELECT 1');
+  let closed = false;
+  return {
+    db,
+    accounts: sqliteAccounts(db),
+    keys: sqliteKeys(db),
+    sessions: sqliteSessions(db),
+    async ping() {
+      const t = process.hrtime.bigint();
+      ping.get();
+      return Number(process.hrtime.bigint() - t) / 1e6;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}
