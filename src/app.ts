@@ -4,7 +4,8 @@ import Router from '@koa/router';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Store } from './store/types.js';
-import type { AccountService } from './services/accounts.js';
+import type { AccountService, Clock } from './services/accounts.js';
+import type { ImageCache } from './services/imageCache.js';
 import type { ChartService } from './services/charts.js';
 import type { RenderService } from './services/render.js';
 import type { PagePool } from './render/pool.js';
@@ -17,8 +18,10 @@ export interface AppDeps {
   log: Logger;
   store: Store;
   pool: PagePool;
+  clock: Clock;
   accounts: AccountService;
   renderer: RenderService;
+  imageCache: ImageCache;
   charts: ChartService;
   requestObserver?: RequestObserver;
 }

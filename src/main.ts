@@ -9,6 +9,7 @@ import { PagePool } from './render/pool.js';
 import { AccountService, systemClock, type Clock } from './services/accounts.js';
 import { RenderService } from './services/render.js';
 import { ChartService } from './services/charts.js';
+import { ImageCache } from './services/imageCache.js';
 import { createApp, type AppDeps } from './app.js';
 
 export interface Running {
@@ -47,10 +48,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     const masterKey = loadMasterKey(config.dataDir);
     pool = await startPool(config, log);
-    const accounts = new AccountService(store, masterKey, opts.clock ?? systemClock);
+    const clock = opts.clock ?? systemClock;
+    const accounts = new AccountService(store, masterKey, clock);
     const renderer = new RenderService(pool);
+    const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock);
     const charts = new ChartService(renderer);
-    const deps: AppDeps = { config, log, store, pool, accounts, renderer, charts };
+    const deps: AppDeps = { config, log, store, pool, clock, accounts, renderer, imageCache, charts };
     const app = createApp(deps);
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000;

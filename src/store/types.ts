@@ -48,7 +48,25 @@ export interface SessionStore {
   findByHash(tokenHash: string): Promise<Session | null>;
 }
 
+export interface StoredImage {
+  contentType: string;
+  etag: string;
+  body: Buffer;
+  createdAt: number;
+  /** ms since epoch; null = never expires. */
+  expiresAt: number | null;
+}
+
+export interface ImageStore {
+  get(key: string): Promise<StoredImage | null>;
+  put(key: string, image: StoredImage): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Removes images expired before `now`; returns how many. */
+  purgeExpired(now: number): Promise<number>;
+}
+
 export interface Store {
+  readonly images: ImageStore;
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly sessions: SessionStore;

@@ -1,6 +1,7 @@
 import type { Store } from '../types.js';
 import { openDatabase, type DB } from './db.js';
 import { sqliteAccounts, sqliteKeys, sqliteSessions } from './accounts.js';
+import { sqliteImages } from './images.js';
 
 export interface SqliteStore extends Store {
   readonly db: DB;
@@ -13,6 +14,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
   let closed = false;
   return {
     db,
+    images: sqliteImages(db),
     accounts: sqliteAccounts(db),
     keys: sqliteKeys(db),
     sessions: sqliteSessions(db),

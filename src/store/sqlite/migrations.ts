@@ -28,4 +28,22 @@ export const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  // 2: the persistent image cache tier
+  `
+  CREATE TABLE images (
+    key TEXT PRIMARY KEY,
+    content_type TEXT NOT NULL,
+    etag TEXT NOT NULL,
+    body BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER
+  );
+  CREATE INDEX images_expires ON images(expires_at);
+  `,
+  // 3: reserved for short charts and per-chart metrics (issue 3)
+  `SELECT 1;`,
+  // 4: reserved for usage, rate-limit windows, trials, billing and webhooks (issue 5)
+  `SELECT 1;`,
+  // 5: reserved for the open endpoint's per-IP windows (issue 4)
+  `SELECT 1;`,
 ];

@@ -1,0 +1,315 @@
+// Security gate for the open (unauthenticated) endpoint. Pure: no I/O, never throws.
+//
+// Nothing in a config is ever executed on the open endpoint: function strings are not revived
+// there and the render page has no network. The gate is defence in depth, so it refuses
+// anything that would become dangerous if one of those layers failed.
+//
+// Policy
+// - Shape: a plain JSON object whose `type` (and every dataset `type`) is one of CHART_TYPES;
+//   no top-level `plugins` key (it is the hook for arbitrary code in Chart.js); no
+//   `__proto__` / `constructor` / `prototype` key anywhere (prototype pollution); at most
+//   MAX_DEPTH levels and MAX_NODES values (the walk is bounded, so cycles and bombs end fast);
+//   only JSON values (functions, symbols, bigints, class instances are refused).
+// - Outside config.data (options and the like): strings are option values (colours, fonts,
+//   positions, titles), so anything code-shaped is refused: `=>`, `function(`, eval /
+//   setTimeout / import(...) calls, new Function, constructor/prototype access,
+//   document/window access, HTML tags and on*= handlers, CSS url(), script and active
+//   data: URLs, and every remote URL (http:, https:, ftp:, ws:, wss:, file:, //host, ...).
+// - Inside config.data: labels are free text, so words like "eval score", "function of time",
+//   "Revenue => profit", "JavaScript: 62%" and URLs pass. Only unambiguous code is refused:
+//   <script> and other active HTML tags, markup with handlers, script URLs that do something
+//   (call, assign), data:text/html, function expressions with a body, arrows with a block
+//   body or whose whole string is an arrow doing something (call, member access, assignment),
+//   eval(...), new Function(...), string-taking Function/setTimeout/import, and
+//   constructor.constructor.
+// - Every string is checked after undoing obfuscation: \u / \x escapes, HTML entities, URL
+//   encoding (repeatedly, for double encoding), NFKC (full-width letters), invisible and
+//   control characters, case, runs of whitespace and /* comments */. Script schemes are also
+//   matched with every space removed (`JaVaScRiPt :`), as URL parsers drop tabs and newlines.
+//   A newline inside an identifier (`e\nval(`) is two words, so it is not a call.
+
+export const CHART_TYPES: ReadonlySet<string> = new Set([
+  'bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble',
+]);
+const MAX_DEPTH = 32;
+const MAX_NODES = 100_000;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Returns null when the config may be rendered on the open endpoint, else a short human-readable reason (used as the error detail of 400 invalid_config). Never throws, whatever the input. */
+export function findGateViolation(config: unknown): string | null {
+  try {
+    return checkConfig(config);
+  } catch {
+    // a getter or proxy that throws: not parsed JSON, so refuse it
+    return 'config could not be checked';
+  }
+}
+
+// Function strings as the page would revive them: the whole (trimmed) string is a function.
+const FUNCTION_SHAPE = /^(?:async\s+)?function(?:\s*\*)?(?:\s*[A-Za-z_$][\w$]*)?\s*\([^)]*\)\s*\{/;
+const ARROW_SHAPE = /^(?:async\s*)?(\([^()]*\)|[A-Za-z_$][\w$]*)\s*=>\s*([\s\S]*)$/;
+// an identifier-param arrow counts when its body does something: "v => v + '%'" is a function,
+// "Revenue => profit" (a label) is not
+const ARROW_CODE_BODY = /[-(){}[\].+*/%?:!<>=&|'"`]/;
+
+/** True when a string looks like a JavaScript function expression (function ..., arrow function), used elsewhere to decide whether a config carries function strings. */
+export function looksLikeFunction(s: string): boolean {
+  if (typeof s !== 'string') return false;
+  const t = s.trim();
+  if (FUNCTION_SHAPE.test(t)) return true;
+  const arrow = ARROW_SHAPE.exec(t);
+  if (!arrow) return false;
+  const [, params, body] = arrow as unknown as [string, string, string];
+  return params.startsWith('(') || body === params || ARROW_CODE_BODY.test(body);
+}
+
+// --- the walk ----------------------------------------------------------------------------
+
+interface WalkState {
+  nodes: number;
+  readonly path: Array<string | number>;
+}
+
+function checkConfig(config: unknown): string | null {
+  if (!isPlainObject(config)) return 'config must be a JSON object';
+  if (Object.hasOwn(config, 'plugins')) return 'top-level plugins are not allowed';
+  const type = config.type;
+  if (typeof type !== 'string') return 'config.type must be a string naming the chart type';
+  if (!CHART_TYPES.has(type)) return `unsupported chart type ${quote(type)}`;
+  const state: WalkState = { nodes: 0, path: [] };
+  return walk(config, 1, false, state) ?? checkDatasetTypes(config);
+}
+
+function checkDatasetTypes(config: Record<string, unknown>): string | null {
+  const data = config.data;
+  const datasets = isPlainObject(data) ? data.datasets : undefined;
+  if (!Array.isArray(datasets)) return null;
+  for (let i = 0; i < datasets.length; i++) {
+    const ds: unknown = datasets[i];
+    if (!isPlainObject(ds) || ds.type === undefined) continue;
+    if (typeof ds.type !== 'string') return `dataset type must be a string at config.data.datasets[${i}]`;
+    if (!CHART_TYPES.has(ds.type)) return `unsupported dataset type ${quote(ds.type)} at config.data.datasets[${i}]`;
+  }
+  return null;
+}
+
+/** `level` is the nesting level of `value` (the config itself is 1). */
+function walk(value: unknown, level: number, inData: boolean, state: WalkState): string | null {
+  if (++state.nodes > MAX_NODES) return 'config too large';
+  switch (typeof value) {
+    case 'string': {
+      const what = inData ? dataViolation(value) : optionViolation(value);
+      return what && `${what} at ${pathText(state.path)}`;
+    }
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return null;
+    case 'object':
+      if (value === null) return null;
+      break;
+    default:
+      return `unsupported ${typeof value} value at ${pathText(state.path)}`;
+  }
+  if (level > MAX_DEPTH) return 'config too deeply nested';
+  const { path } = state;
+  if (Array.isArray(value)) {
+    // checked before the loop: a sparse array may claim a huge length
+    if (state.nodes + value.length > MAX_NODES) return 'config too large';
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      const found = walk(value[i], level + 1, inData, state);
+      path.pop();
+      if (found) return found;
+    }
+    return null;
+  }
+  if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) {
+    return `unsupported value at ${pathText(path)}`;
+  }
+  const keys = Object.keys(value);
+  if (state.nodes + keys.length > MAX_NODES) return 'config too large';
+  for (const key of keys) {
+    if (FORBIDDEN_KEYS.has(key)) return `forbidden key "${key}" at ${pathText(path)}`;
+    const childInData = inData || (level === 1 && key === 'data');
+    path.push(key);
+    const keyWhat = childInData ? dataViolation(key) : optionViolation(key);
+    const found = keyWhat ? `${keyWhat} in a key at ${pathText(path)}` : walk(value[key], level + 1, childInData, state);
+    path.pop();
+    if (found) return found;
+  }
+  return null;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function pathText(path: ReadonlyArray<string | number>): string {
+  let out = 'config';
+  for (const seg of path) {
+    // never echo a hostile key back in the error detail
+    out += typeof seg === 'number' ? `[${seg}]` : /^[A-Za-z_$][\w$-]{0,39}$/.test(seg) ? `.${seg}` : '[…]';
+  }
+  return out.length > 160 ? `…${out.slice(-160)}` : out;
+}
+
+function quote(s: string): string {
+  return /^[\w -]{1,40}$/.test(s) ? `"${s}"` : '(unprintable)';
+}
+
+// --- string checks -----------------------------------------------------------------------
+
+// Every rule needs one of these characters once de-obfuscated; escapes need \ & %, and NFKC
+// only maps non-ASCII. Strings without any of them (most labels and numbers) skip the work.
+const SUSPECT = /[(<:=/\\&%`{.[\u0080-\uffff]/;
+
+/** The de-obfuscated views of one string, each computed on first use (most rules need one). */
+class Forms {
+  #code?: string;
+  #url?: string;
+  #compact?: string;
+  /** decoded, NFKC, invisible characters removed, lower case */
+  constructor(private readonly plain: string) {}
+  /** whitespace runs -> one space, block comments removed: what a JS tokenizer sees */
+  get code(): string {
+    return (this.#code ??= stripComments(NOT_ONE_SPACE.test(this.plain) ? this.plain.replace(/\s+/g, ' ') : this.plain));
+  }
+  /** tabs and newlines deleted, as a URL parser does */
+  get url(): string {
+    return (this.#url ??= this.plain.replace(/[\t\n\r]/g, ''));
+  }
+  /** `code` without any space */
+  get compact(): string {
+    return (this.#compact ??= this.code.replaceAll(' ', ''));
+  }
+}
+
+const ESCAPE = /\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})/gi;
+const NUMERIC_ENTITY = /&#x0*([0-9a-f]{1,6});?|&#0*([0-9]{1,7});?/gi;
+// legacy HTML also accepts a few of these without the semicolon (&ltscript)
+const NAMED_ENTITY = /&(colon|lpar|rpar|sol|bsol|lowbar|equals|period|comma|semi|excl|quest|grave|apos|quot|lsqb|rsqb|lbrack|rbrack|lcub|rcub|lbrace|rbrace|num|percnt|plus|tab|newline|nbsp|lt|gt|amp);?/gi;
+const ENTITIES: Record<string, string> = {
+  colon: ':', lpar: '(', rpar: ')', sol: '/', bsol: '\\', lowbar: '_', equals: '=', period: '.',
+  comma: ',', semi: ';', excl: '!', quest: '?', grave: '`', apos: "'", quot: '"', lsqb: '[',
+  rsqb: ']', lbrack: '[', rbrack: ']', lcub: '{', rcub: '}', lbrace: '{', rbrace: '}', num: '#',
+  percnt: '%', plus: '+', tab: '\t', newline: '\n', nbsp: ' ', lt: '<', gt: '>', amp: '&',
+};
+const NEEDS_NFKC = /[^\x20-\x7e\u00c0-\u024f]/;
+const NOT_ONE_SPACE = /\s\s|[^\S ]/;
+const MAYBE_ENCODED = /\\[ux]|&[#a-z]|%[0-9a-f]{2}/i;
+const PERCENT_RUN = /(?:%[0-9a-f]{2})+/gi;
+const INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/g;
+
+function codePoint(hex: string, radix = 16): string {
+  const cp = parseInt(hex, radix);
+  return cp <= 0x10ffff ? String.fromCodePoint(cp) : '\ufffd';
+}
+
+function decodeOnce(s: string): string {
+  return s
+    .replace(ESCAPE, (_m, a?: string, b?: string, c?: string) => codePoint((a ?? b ?? c)!))
+    .replace(NUMERIC_ENTITY, (_m, hex?: string, dec?: string) => (hex ? codePoint(hex) : codePoint(dec!, 10)))
+    .replace(NAMED_ENTITY, (_m, name: string) => ENTITIES[name.toLowerCase()] ?? '')
+    .replace(PERCENT_RUN, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run.replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+      }
+    });
+}
+
+function forms(raw: string): Forms {
+  let s = raw;
+  // a few rounds undo double encoding (&amp;#106; %253C) without looping forever
+  for (let round = 0; round < 4 && MAYBE_ENCODED.test(s); round++) {
+    const next = decodeOnce(s.replace(INVISIBLE, ''));
+    if (next === s) break;
+    s = next;
+  }
+  // accented Latin letters (common in labels) have no compatibility form worth the cost
+  if (NEEDS_NFKC.test(s)) s = s.normalize('NFKC').replace(INVISIBLE, '');
+  return new Forms(s.toLowerCase());
+}
+
+/** Replaces closed block comments by a space (`eval/**\/(`), in linear time. */
+function stripComments(s: string): string {
+  let start = s.indexOf('/*');
+  if (start < 0) return s;
+  let out = '';
+  let from = 0;
+  while (start >= 0) {
+    const end = s.indexOf('*/', start + 2);
+    if (end < 0) break;
+    out += s.slice(from, start) + ' ';
+    from = end + 2;
+    start = s.indexOf('/*', from);
+  }
+  return (out + s.slice(from)).replace(/ {2,}/g, ' ');
+}
+
+type Rule = readonly [RegExp, 'code' | 'url' | 'compact', string];
+
+const SCRIPT_SCHEME = /(?:java|vb|live)script:/;
+const ACTIVE_DATA_URL = /data:(?:text\/(?:html|javascript|xml|ecmascript)|application\/|image\/svg)/;
+const FUNCTION_CALL = /\bfunction\b(?: ?\*)?(?: ?[a-z_$][\w$]*)? ?[(`]/;
+const EVENT_HANDLER = /\bon[a-z]{3,} ?=/;
+const HTML_TAG = /<\/?[a-z]/;
+
+const OPTION_RULES: readonly Rule[] = [
+  [/=>/, 'code', 'arrow function'],
+  [FUNCTION_CALL, 'code', 'function expression'],
+  [/\bnew ?function\b/, 'code', 'new Function'],
+  [/\b(?:eval|settimeout|setinterval|setimmediate|execscript|import|fromcharcode|atob)\b ?[(`]/, 'code', 'code call'],
+  [/\b(?:constructor|__proto__|prototype) ?[.[]|[.[] ?['"`]? ?(?:constructor|__proto__|prototype)\b/, 'code', 'prototype access'],
+  [/\b(?:document|window|globalthis)\b ?[.[]/, 'code', 'DOM access'],
+  [/<[a-z!/?]|< ?\/? ?script\b/, 'code', 'HTML markup'],
+  [EVENT_HANDLER, 'code', 'HTML event handler'],
+  [/\burl ?\(|@import\b/, 'code', 'CSS url()'],
+  [SCRIPT_SCHEME, 'compact', 'script URL'],
+  [ACTIVE_DATA_URL, 'compact', 'active data: URL'],
+  [/(?:^|[^a-z0-9+.-])(?:https?|s?ftps?|wss?|file|blob|filesystem|gopher|ldaps?|smb|ssh|telnet|ipfs|ipns|jar|view-source):(?=\S)/, 'url', 'remote URL'],
+  [/[/\\]{2}[^/\\\s]/, 'url', 'remote URL'],
+];
+
+const DATA_RULES: readonly Rule[] = [
+  [/< ?\/? ?script\b|<\/?(?:iframe|frame|frameset|object|embed|applet|svg|img|image|video|audio|source|link|meta|style|base|form|input|body|html|math|details|marquee|template|xmp|noscript|portal)\b/, 'code', 'HTML markup'],
+  [/^\s*(?:java|vb|live)script:[\s\S]*[(`=]/, 'url', 'script URL'],
+  [/^\s*data:(?:text\/(?:html|javascript|xml|ecmascript)|application\/|image\/svg)/, 'url', 'active data: URL'],
+  [/\bfunction\b(?: ?\*)?(?: ?[a-z_$][\w$]*)? ?\([^)]*\) ?\{/, 'code', 'function expression'],
+  [/=> ?\{/, 'code', 'arrow function'],
+  [/\b(?:eval|new ?function) ?[(`]|\b(?:function|settimeout|setinterval|import) ?\( ?['"`]/, 'code', 'code call'],
+  [/\bconstructor ?\. ?constructor\b|\[ ?['"`]constructor['"`] ?\]/, 'code', 'prototype access'],
+];
+
+// A whole-string arrow in a label is code only when its body does something (a call, member
+// access, assignment, block or template): "(ctx) => ctx.raw" is refused, "Revenue => profit",
+// "Sales => 5.2%" and "Input => Output | ratio" are labels.
+const DATA_ARROW = /^ ?(?:async ?)?(?:\([^()]*\)|[a-z_$][\w$]*) ?=>(.*)$/;
+const ARROW_DOES_SOMETHING = /[\w$)\]][(`]|[\w$)\]] ?\.[a-z_$]|[^=!<>]=[^=>]|[{`]/;
+
+function applyRules(f: Forms, rules: readonly Rule[]): string | null {
+  for (const [re, form, what] of rules) if (re.test(f[form])) return `looks like code (${what})`;
+  return null;
+}
+
+function optionViolation(raw: string): string | null {
+  if (!SUSPECT.test(raw)) return null;
+  return applyRules(forms(raw), OPTION_RULES);
+}
+
+function dataViolation(raw: string): string | null {
+  if (!SUSPECT.test(raw)) return null;
+  const f = forms(raw);
+  const found = applyRules(f, DATA_RULES);
+  if (found) return found;
+  const arrow = DATA_ARROW.exec(f.code);
+  if (arrow && ARROW_DOES_SOMETHING.test(arrow[1]!)) return 'looks like code (arrow function)';
+  if (HTML_TAG.test(f.code) && (EVENT_HANDLER.test(f.code) || SCRIPT_SCHEME.test(f.compact))) {
+    return 'looks like code (HTML with script)';
+  }
+  return null;
+}

@@ -1,0 +1,75 @@
+// Two cache tiers for rendered images: lru-cache in memory, bounded in bytes, in front of
+// the store's persistent tier (SQLite in DATA_DIR). Keys are request digests or chart ids.
+import { LRUCache } from 'lru-cache';
+import { createHash } from 'node:crypto';
+import type { ImageStore, StoredImage } from '../store/types.js';
+import type { Clock } from './accounts.js';
+import { systemClock } from './accounts.js';
+
+export type CacheTier = 'memory' | 'persistent';
+
+export interface CacheHit {
+  image: StoredImage;
+  tier: CacheTier;
+}
+
+export interface CacheObserver {
+  cacheHit(tier: CacheTier | 'miss'): void;
+}
+
+export function etagOf(body: Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+export class ImageCache {
+  private readonly memory: LRUCache<string, StoredImage> | null;
+
+  constructor(
+    private readonly persistent: ImageStore,
+    maxMemoryBytes: number,
+    private readonly clock: Clock = systemClock,
+    private readonly observer?: CacheObserver,
+  ) {
+    this.memory =
+      maxMemoryBytes > 0
+        ? new LRUCache<string, StoredImage>({
+            maxSize: maxMemoryBytes,
+            sizeCalculation: (img) => img.body.length + 200,
+            // An image larger than an eighth of the tier would evict too much: keep it on disk only.
+            maxEntrySize: Math.max(1, Math.floor(maxMemoryBytes / 8)),
+          })
+        : null;
+  }
+
+  /** A fresh image from the fastest tier that has one; expired images count as absent. */
+  async get(key: string): Promise<CacheHit | null> {
+    const now = this.clock.now();
+    const mem = this.memory?.get(key);
+    if (mem && (mem.expiresAt === null || mem.expiresAt > now)) {
+      this.observer?.cacheHit('memory');
+      return { image: mem, tier: 'memory' };
+    }
+    if (mem) this.memory?.delete(key);
+    const disk = await this.persistent.get(key);
+    if (disk && (disk.expiresAt === null || disk.expiresAt > now)) {
+      this.memory?.set(key, disk);
+      this.observer?.cacheHit('persistent');
+      return { image: disk, tier: 'persistent' };
+    }
+    this.observer?.cacheHit('miss');
+    return null;
+  }
+
+  async put(key: string, body: Buffer, contentType: string, ttlMs: number | null): Promise<StoredImage> {
+    const now = this.clock.now();
+    const image: StoredImage = { body, contentType, etag: etagOf(body), createdAt: now, expiresAt: ttlMs === null ? null : now + ttlMs };
+    await this.persistent.put(key, image);
+    this.memory?.set(key, image);
+    return image;
+  }
+
+  /** Forgets the in-memory tier (tests: prove the persistent tier answers). */
+  clearMemory(): void {
+    this.memory?.clear();
+  }
+}

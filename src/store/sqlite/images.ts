@@ -1,0 +1,28 @@
+import type { ImageStore, StoredImage } from '../types.js';
+import type { DB } from './db.js';
+
+interface Row { content_type: string; etag: string; body: Buffer; created_at: number; expires_at: number | null }
+
+export function sqliteImages(db: DB): ImageStore {
+  const get = db.prepare<[string], Row>('SELECT content_type, etag, body, created_at, expires_at FROM images WHERE key = ?');
+  const put = db.prepare(
+    'INSERT OR REPLACE INTO images (key, content_type, etag, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const del = db.prepare('DELETE FROM images WHERE key = ?');
+  const purge = db.prepare('DELETE FROM images WHERE expires_at IS NOT NULL AND expires_at < ?');
+  return {
+    async get(key): Promise<StoredImage | null> {
+      const r = get.get(key);
+      return r ? { contentType: r.content_type, etag: r.etag, body: r.body, createdAt: r.created_at, expiresAt: r.expires_at } : null;
+    },
+    async put(key, i) {
+      put.run(key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt);
+    },
+    async delete(key) {
+      del.run(key);
+    },
+    async purgeExpired(now) {
+      return purge.run(now).changes;
+    },
+  };
+}
