@@ -11,8 +11,8 @@
 //   MAX_DEPTH levels and MAX_NODES values (the walk is bounded, so cycles and bombs end fast);
 //   only JSON values (functions, symbols, bigints, class instances are refused).
 // - Outside config.data (options and the like): strings are option values (colours, fonts,
-//   positions, titles), so anything code-shaped is refused: `=>`, `function(`, eval /
-//   setTimeout / import(...) calls, new Function, constructor/prototype access,
+//   positions, titles), so anything code-shaped is refused: `=>`, `function(` (which covers
+//   Function( and new Function(), eval / setTimeout / import(...) calls, constructor/prototype access,
 //   document/window access, HTML tags and on*= handlers, CSS url(), script and active
 //   data: URLs, and every remote URL (http:, https:, ftp:, ws:, wss:, file:, //host, ...).
 // - Inside config.data: labels are free text, so words like "eval score", "function of time",
@@ -59,7 +59,7 @@ export function looksLikeFunction(s: string): boolean {
   if (FUNCTION_SHAPE.test(t)) return true;
   const arrow = ARROW_SHAPE.exec(t);
   if (!arrow) return false;
-  const [, params, body] = arrow as unknown as [string, string, string];
+  const [, params = '', body = ''] = arrow;
   return params.startsWith('(') || body === params || ARROW_CODE_BODY.test(body);
 }
 
@@ -262,7 +262,6 @@ const HTML_TAG = /<\/?[a-z]/;
 const OPTION_RULES: readonly Rule[] = [
   [/=>/, 'code', 'arrow function'],
   [FUNCTION_CALL, 'code', 'function expression'],
-  [/\bnew ?function\b/, 'code', 'new Function'],
   [/\b(?:eval|settimeout|setinterval|setimmediate|execscript|import|fromcharcode|atob)\b ?[(`]/, 'code', 'code call'],
   [/\b(?:constructor|__proto__|prototype) ?[.[]|[.[] ?['"`]? ?(?:constructor|__proto__|prototype)\b/, 'code', 'prototype access'],
   [/\b(?:document|window|globalthis)\b ?[.[]/, 'code', 'DOM access'],

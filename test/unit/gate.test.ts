@@ -1,0 +1,338 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { findGateViolation, looksLikeFunction } from '../../src/chart/gate.js';
+
+interface Fixture {
+  name: string;
+  config: unknown;
+}
+
+function loadFixtures(file: string): Fixture[] {
+  return JSON.parse(readFileSync(new URL(`../../fixtures/gate/${file}`, import.meta.url), 'utf8')) as Fixture[];
+}
+
+/** A minimal valid config with one string placed at options.plugins.title.text or in data. */
+function withOption(text: string): unknown {
+  return { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { title: { text } } } };
+}
+function withLabel(label: string): unknown {
+  return { type: 'bar', data: { labels: [label], datasets: [{ label, data: [1] }] } };
+}
+function nested(levels: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = { a: value };
+  return value;
+}
+
+describe('security gate (open endpoint)', () => {
+  describe('fixtures', () => {
+    const hostile = loadFixtures('hostile.json');
+    const legit = loadFixtures('legit.json');
+
+    it('has a corpus of at least 110 hostile and 110 legit configs with unique names', () => {
+      expect(hostile.length).to.be.at.least(110);
+      expect(legit.length).to.be.at.least(110);
+      expect(new Set(hostile.map((f) => f.name)).size).to.equal(hostile.length);
+      expect(new Set(legit.map((f) => f.name)).size).to.equal(legit.length);
+    });
+
+    it('refuses every hostile config', () => {
+      const admitted = hostile.filter((f) => findGateViolation(f.config) === null).map((f) => f.name);
+      expect(admitted, `hostile configs admitted: ${admitted.join('; ')}`).to.deep.equal([]);
+    });
+
+    it('admits every legit config', () => {
+      const refused = legit
+        .map((f) => [f.name, findGateViolation(f.config)] as const)
+        .filter(([, reason]) => reason !== null)
+        .map(([name, reason]) => `${name}: ${reason}`);
+      expect(refused, `legit configs refused: ${refused.join('; ')}`).to.deep.equal([]);
+    });
+
+    it('gives short human-readable reasons', () => {
+      for (const f of hostile) {
+        const reason = findGateViolation(f.config)!;
+        expect(reason.length, f.name).to.be.within(5, 200);
+      }
+    });
+  });
+
+  describe('looksLikeFunction', () => {
+    const functions = [
+      "function(v){return v+'%'}",
+      'function (value, index) { return value; }',
+      'function format(v) { return v.toFixed(1) }',
+      'async function f() { await 1 }',
+      'function* gen() { yield 1 }',
+      "  function(){ return 'padded' }  ",
+      "(v) => v + '%'",
+      '() => 1',
+      '(ctx, i) => { return ctx.raw }',
+      "v => v + '%'",
+      'ctx => ctx.dataset.label',
+      'x => x',
+      'async (a) => a',
+      'value =>\n  `${value} €`',
+    ];
+    const notFunctions = [
+      'function of time',
+      'Revenue => profit',
+      'Q1 => Q2',
+      'x => 42',
+      'eval score',
+      'functional programming',
+      'the function (log scale)',
+      'my function(x) { body',
+      '',
+      'rgba(0, 0, 0, 0.5)',
+      'https://example.com/a=>b',
+      '=> arrow first',
+    ];
+    for (const s of functions) it(`true for ${JSON.stringify(s)}`, () => expect(looksLikeFunction(s)).to.equal(true));
+    for (const s of notFunctions) it(`false for ${JSON.stringify(s)}`, () => expect(looksLikeFunction(s)).to.equal(false));
+
+    it('never throws on non-strings', () => {
+      for (const v of [null, undefined, 1, {}, [], Symbol('s')]) expect(looksLikeFunction(v as unknown as string)).to.equal(false);
+    });
+  });
+
+  describe('never throws, whatever the input', () => {
+    it('refuses non-object configs', () => {
+      for (const v of [null, undefined, 0, 42, NaN, '', 'bar', '{"type":"bar"}', true, [], [{ type: 'bar' }], Symbol('x'), 10n, () => 1]) {
+        expect(findGateViolation(v)).to.be.a('string');
+      }
+    });
+
+    it('refuses a cyclic object without looping', () => {
+      const config: Record<string, unknown> = { type: 'bar', data: { datasets: [] } };
+      const options: Record<string, unknown> = { plugins: {} };
+      options.self = options;
+      config.options = options;
+      expect(findGateViolation(config)).to.equal('config too deeply nested');
+      const arr: unknown[] = [];
+      arr.push(arr);
+      expect(findGateViolation({ type: 'line', data: { labels: arr } })).to.equal('config too deeply nested');
+    });
+
+    it('refuses 10,000-deep nesting without a stack overflow', () => {
+      expect(findGateViolation({ type: 'bar', options: nested(10_000) })).to.equal('config too deeply nested');
+      let arr: unknown = [];
+      for (let i = 0; i < 10_000; i++) arr = [arr];
+      expect(findGateViolation({ type: 'bar', data: { labels: arr } })).to.equal('config too deeply nested');
+      // the same through JSON.parse, as the endpoint sees it
+      const json = `{"type":"bar","data":{"labels":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
+      expect(findGateViolation(JSON.parse(json))).to.equal('config too deeply nested');
+    });
+
+    it('bounds depth at 32 levels (the config object is level 1)', () => {
+      // options itself is level 2, so nested(31) ends at level 32
+      expect(findGateViolation({ type: 'bar', options: nested(31) })).to.equal(null);
+      expect(findGateViolation({ type: 'bar', options: nested(32) })).to.equal('config too deeply nested');
+    });
+
+    it('bounds the number of values at 100,000', () => {
+      const ok = { type: 'line', data: { datasets: [{ data: new Array<number>(99_000).fill(1) }] } };
+      expect(findGateViolation(ok)).to.equal(null);
+      const big = { type: 'line', data: { datasets: [{ data: new Array<number>(100_001).fill(1) }] } };
+      expect(findGateViolation(big)).to.equal('config too large');
+      const wide = { type: 'line', data: Object.fromEntries(Array.from({ length: 100_001 }, (_, i) => [`k${i}`, i])) };
+      expect(findGateViolation(wide)).to.equal('config too large');
+      // a sparse array claims a huge length: refused before walking it
+      const sparse: unknown[] = [];
+      sparse.length = 2 ** 31;
+      expect(findGateViolation({ type: 'line', data: { labels: sparse } })).to.equal('config too large');
+    });
+
+    it('refuses a DAG that multiplies through shared references', () => {
+      let node: unknown = ['x'];
+      for (let i = 0; i < 25; i++) node = [node, node];
+      expect(findGateViolation({ type: 'bar', data: { labels: node } })).to.equal('config too large');
+    });
+
+    it('refuses values parsed JSON cannot contain', () => {
+      const cases: unknown[] = [
+        { type: 'bar', options: { callback: () => 1 } },
+        { type: 'bar', options: { s: Symbol('x') } },
+        { type: 'bar', options: { n: 10n } },
+        { type: 'bar', options: { when: new Date() } },
+        { type: 'bar', options: { m: new Map() } },
+        { type: 'bar', options: { r: /x/ } },
+        { type: 'bar', options: { [Symbol('k')]: 1 } },
+        Object.assign(Object.create({ inherited: true }) as object, { type: 'bar' }),
+      ];
+      for (const c of cases) expect(findGateViolation(c)).to.be.a('string');
+    });
+
+    it('turns a throwing getter or proxy into a refusal', () => {
+      const getter = { type: 'bar', options: {} };
+      Object.defineProperty(getter.options, 'x', { enumerable: true, get: () => { throw new Error('boom'); } });
+      expect(findGateViolation(getter)).to.equal('config could not be checked');
+      const proxy = new Proxy({ type: 'bar' }, { ownKeys: () => { throw new Error('boom'); } });
+      expect(findGateViolation(proxy)).to.be.a('string');
+    });
+
+    it('accepts null-prototype objects and undefined values', () => {
+      const options = Object.create(null) as Record<string, unknown>;
+      options.plugins = { title: { text: 'ok' } };
+      expect(findGateViolation({ type: 'bar', data: { datasets: [{ data: [1, undefined] }] }, options })).to.equal(null);
+    });
+  });
+
+  describe('rule: chart type', () => {
+    it('accepts the eight chart types', () => {
+      for (const type of ['bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble']) {
+        expect(findGateViolation({ type, data: { datasets: [{ type, data: [] }] } }), type).to.equal(null);
+      }
+    });
+
+    it('names the refused type', () => {
+      expect(findGateViolation({ type: 'sankey' })).to.equal('unsupported chart type "sankey"');
+      expect(findGateViolation({ type: 'polararea' })).to.equal('unsupported chart type "polararea"');
+      expect(findGateViolation({ data: {} })).to.match(/type/);
+      expect(findGateViolation({ type: 'bar', data: { datasets: [{ data: [] }, { type: 'matrix', data: [] }] } }))
+        .to.equal('unsupported dataset type "matrix" at config.data.datasets[1]');
+    });
+
+    it('does not echo an unprintable type back', () => {
+      expect(findGateViolation({ type: '<script>alert(1)</script>' })).to.equal('unsupported chart type (unprintable)');
+    });
+  });
+
+  describe('rule: top-level plugins', () => {
+    it('refuses any top-level plugins key', () => {
+      for (const plugins of [[], [{ id: 'x' }], {}, null, 'x']) {
+        expect(findGateViolation({ type: 'bar', plugins })).to.equal('top-level plugins are not allowed');
+      }
+    });
+
+    it('allows options.plugins objects (annotation, datalabels)', () => {
+      const config = { type: 'bar', options: { plugins: { annotation: { annotations: { l: { type: 'line', yMin: 1, yMax: 1 } } }, datalabels: { color: '#333' } } } };
+      expect(findGateViolation(config)).to.equal(null);
+    });
+  });
+
+  describe('rule: forbidden keys', () => {
+    it('refuses __proto__, constructor and prototype keys anywhere', () => {
+      const parsed = JSON.parse('{"type":"bar","data":{"datasets":[{"data":[1],"__proto__":{"x":1}}]}}') as unknown;
+      expect(findGateViolation(parsed)).to.equal('forbidden key "__proto__" at config.data.datasets[0]');
+      expect(findGateViolation({ type: 'bar', options: { constructor: 1 } })).to.equal('forbidden key "constructor" at config.options');
+      expect(findGateViolation({ type: 'bar', data: { labels: [{ prototype: 1 }] } })).to.equal('forbidden key "prototype" at config.data.labels[0]');
+    });
+
+    it('checks keys like values', () => {
+      expect(findGateViolation({ type: 'bar', options: { 'https://evil.example': 1 } })).to.match(/remote URL/);
+      expect(findGateViolation({ type: 'bar', data: { datasets: [{ data: { 'https://example.com/': 1 } }] } })).to.equal(null);
+      expect(findGateViolation({ type: 'bar', data: { datasets: [{ data: { '<script>': 1 } }] } })).to.match(/HTML markup/);
+    });
+  });
+
+  describe('rule: code-like strings outside data', () => {
+    const refused: Array<[string, RegExp]> = [
+      ["function(v){return v}", /function expression/],
+      ['Function("x")', /function expression/],
+      ['v => v * 2', /arrow function/],
+      ['Revenue => profit', /arrow function/],
+      ['eval(1)', /code call/],
+      ['EVAL  (1)', /code call/],
+      ['setTimeout(x, 1)', /code call/],
+      ["import('x')", /code call/],
+      ["new Function ('return 1')", /function expression/],
+      ['a.constructor.constructor', /prototype access/],
+      ['document.title', /DOM access/],
+      ['<b>bold</b>', /HTML markup/],
+      ['onerror=alert(1)', /event handler/],
+      ['javascript:void(0)', /script URL/],
+      ['JaVaScRiPt :alert(1)', /script URL/],
+      ['\\u006aavascript:alert(1)', /script URL/],
+      ['&#106;avascript:alert(1)', /script URL/],
+      ['%6Aavascript:alert(1)', /script URL/],
+      ['java\u200bscript:alert(1)', /script URL/],
+      ['\u0065\u200dval(1)', /code call/],
+      ['e&#x76;al(1)', /code call/],
+      ['data:text/html,hi', /active data: URL/],
+      ['url(x.woff)', /CSS url/],
+    ];
+    for (const [text, reason] of refused) {
+      it(`refuses ${JSON.stringify(text)}`, () => expect(findGateViolation(withOption(text))).to.match(reason));
+    }
+
+    it('names where the string was found', () => {
+      expect(findGateViolation(withOption('eval(1)'))).to.equal('looks like code (code call) at config.options.plugins.title.text');
+    });
+
+    it('does not take a newline inside a word for a call', () => {
+      expect(findGateViolation(withOption('e\nval (1)'))).to.equal(null);
+    });
+
+    const admitted = ['Quarterly sales (2024)', 'Profit & Loss: FY 2024', 'Rate: 3.5 req/s', 'rgba(0, 0, 0, 0.5)', 'hsl(120deg 50% 50% / 0.2)',
+      "yyyy-MM-dd'T'HH:mm", "'Helvetica Neue', Arial, sans-serif", 'x < 5', 'HTTP: 200 responses', 'Source file: data.csv', '売上（百万円）', 'e.g. 50%'];
+    for (const text of admitted) {
+      it(`admits ${JSON.stringify(text)}`, () => expect(findGateViolation(withOption(text))).to.equal(null));
+    }
+  });
+
+  describe('rule: remote URLs outside data', () => {
+    const urls = ['https://evil.example/x.png', 'http://evil.example', 'ftp://evil.example/f', '//evil.example/x', 'ws://evil.example',
+      'wss://evil.example', 'file:///etc/passwd', 'HTTPS://EVIL.EXAMPLE', 'https:evil.example', 'h%74tps://evil.example', 'ht\ttps://evil.example'];
+    for (const url of urls) {
+      it(`refuses ${JSON.stringify(url)} in options`, () => expect(findGateViolation(withOption(url))).to.match(/remote URL/));
+    }
+
+    it('refuses a URL in a pointStyle option, admits it in data', () => {
+      const inOptions = { type: 'line', options: { elements: { point: { pointStyle: 'https://evil.example/p.png' } } } };
+      expect(findGateViolation(inOptions)).to.equal('looks like code (remote URL) at config.options.elements.point.pointStyle');
+      const inData = { type: 'line', data: { datasets: [{ pointStyle: 'https://example.com/p.png', data: [1] }] } };
+      expect(findGateViolation(inData)).to.equal(null);
+    });
+  });
+
+  describe('rule: only unambiguous code inside data', () => {
+    const admitted = ['Revenue => profit', 'function of time', 'eval score', 'constructor costs', 'https://example.com/page', 'JavaScript: 62%',
+      'Import(s) by region', 'x<y', 'Medieval (500-1500)', 'R&D', 'onload=fast', 'Sales => 5.2%', '👨‍👩‍👧 families', 'window.open rate'];
+    for (const label of admitted) {
+      it(`admits ${JSON.stringify(label)}`, () => expect(findGateViolation(withLabel(label))).to.equal(null));
+    }
+
+    const refused: Array<[string, RegExp]> = [
+      ['<script>alert(1)</script>', /HTML markup/],
+      ['< SCRIPT >', /HTML markup/],
+      ['%3Cscript%3E', /HTML markup/],
+      ['<a href="javascript:alert(1)">x</a>', /HTML with script/],
+      ['javascript:alert(1)', /script URL/],
+      ['function (v) { return v }', /function expression/],
+      ['x => { return x }', /arrow function/],
+      ['(ctx) => ctx.raw', /arrow function/],
+      ['v => alert(v)', /arrow function/],
+      ['eval(x)', /code call/],
+      ["new Function('x')", /code call/],
+      ["setTimeout('x()')", /code call/],
+      ['a.constructor.constructor', /prototype access/],
+      ['data:text/html,<b>x</b>', /active data: URL/],
+    ];
+    for (const [label, reason] of refused) {
+      it(`refuses ${JSON.stringify(label)}`, () => expect(findGateViolation(withLabel(label))).to.match(reason));
+    }
+  });
+
+  describe('cost', () => {
+    it('admits a realistic 6 KB config (its speed is measured by npm run bench, not here)', () => {
+      const labels = Array.from({ length: 118 }, (_, i) => `Label ${i}: café (${i}%) https://ex.com/${i}`);
+      const config = { type: 'line', data: { labels, datasets: [{ label: 'Series', data: labels.map((_, i) => i) }] }, options: { plugins: { title: { text: 'Rate: 3.5 req/s (USD)' } } } };
+      expect(JSON.stringify(config).length).to.be.within(5000, 6144);
+      expect(findGateViolation(config)).to.equal(null);
+    });
+
+    it('has no pathological regex cases on 6 KB strings', () => {
+      const nasty = ['function' + ' '.repeat(6000), '/*'.repeat(3000), '<a'.repeat(3000), '('.repeat(6000), '&#'.repeat(3000),
+        'a=>'.repeat(2000), 'function('.repeat(700), 'x'.repeat(6000) + '=>', '\\u'.repeat(3000), 'javascript:' + ' '.repeat(6000)];
+      for (const s of nasty) {
+        const start = performance.now();
+        findGateViolation(withOption(s));
+        findGateViolation(withLabel(s));
+        looksLikeFunction(s);
+        // catastrophic backtracking would take seconds or hang; a loose bound keeps noise out
+        expect(performance.now() - start, JSON.stringify(s.slice(0, 12))).to.be.below(1000);
+      }
+    });
+  });
+});
