@@ -1,0 +1,123 @@
+// Benchmark helpers: a keep-alive HTTP client, closed-loop load at a fixed concurrency,
+// percentiles, and the RSS of a process tree (server + its Chromium processes).
+import http from 'node:http';
+import { readFileSync, readdirSync } from 'node:fs';
+
+export interface Reply {
+  status: number;
+  body: Buffer;
+}
+
+export function request(agent: http.Agent, base: string, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Reply> {
+  const u = new URL(base + path);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { agent, host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } : headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+export interface LoadResult {
+  concurrency: number;
+  requests: number;
+  errors: number;
+  statuses: Record<string, number>;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** Closed-loop load: `concurrency` workers, `total` requests; make(i) builds request i. */
+export async function load(
+  base: string,
+  concurrency: number,
+  total: number,
+  make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> },
+): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const r = make(i);
+        const t = performance.now();
+        try {
+          const res = await request(agent, base, r.method, r.path, r.body, r.headers);
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          if (res.status >= 400) errors++;
+        } catch {
+          errors++;
+          statuses.error = (statuses.error ?? 0) + 1;
+        }
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    concurrency,
+    requests: total,
+    errors,
+    statuses,
+    seconds: round(seconds),
+    perSecond: round(total / seconds, 1),
+    p50Ms: round(percentile(latencies, 50)),
+    p95Ms: round(percentile(latencies, 95)),
+    p99Ms: round(percentile(latencies, 99)),
+  };
+}
+
+/** Resident memory (MiB) of a process and all its descendants, from /proc. */
+export function treeRssMb(rootPid: number): number {
+  const children = new Map<number, number[]>();
+  const rss = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      rss.set(Number(name), kb);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      /* the process ended while we looked */
+    }
+  }
+  let total = 0;
+  const stack = [rootPid];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += rss.get(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return round(total / 1024, 1);
+}

@@ -1,0 +1,214 @@
+// npm run bench: starts the real server (node dist/cli.js serve) with a fresh DATA_DIR and
+// measures it over HTTP on this machine. Results: bench/results.json and the README table.
+//   BENCH_QUICK=1 npm run bench   -- fewer requests, for a smoke run
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import http from 'node:http';
+import { load, request, treeRssMb, type LoadResult } from './lib.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import { startPool } from '../src/main.js';
+import type { PageRequest } from '../src/render/pool.js';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const scale = (n: number) => (QUICK ? Math.max(20, Math.round(n / 10)) : n);
+const PORT = Number(process.env.BENCH_PORT ?? 18080);
+const BASE = `http://127.0.0.1:${PORT}`;
+const CORES = cpus().length;
+
+function cli(dataDir: string, args: string[]): string {
+  return execFileSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+}
+
+async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn('node', ['dist/cli.js', 'serve'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(CORES), PUBLIC_BASE_URL: BASE, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error('server exited during start');
+    try {
+      const agent = new http.Agent();
+      const r = await request(agent, BASE, 'GET', '/v1/status');
+      agent.destroy();
+      if (r.status > 0) return child;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error('server did not start in 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 20000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+const BAR_LABELS = ['January', 'February', 'March', 'April', 'May', 'June', 'July'];
+/** An 800x400 bar chart; `i` varies one value so no two requests coalesce or hit a cache. */
+function bar(i: number) {
+  return {
+    type: 'bar',
+    data: {
+      labels: BAR_LABELS,
+      datasets: [
+        { label: 'Revenue', data: [12, 19, 3, 5, 2, 3, i % 1000], backgroundColor: '#3B82F6' },
+        { label: 'Cost', data: [8, 11, 6, 4, 3, 2, 7], backgroundColor: '#EF4444' },
+      ],
+    },
+    options: { plugins: { title: { display: true, text: 'Quarterly revenue' } } },
+  };
+}
+
+/** A 2000x2000 line with 5,000 points. */
+function bigLine(i: number) {
+  const data = Array.from({ length: 5000 }, (_, k) => Math.round(500 + 400 * Math.sin(k / 150) + ((k * 7919 + i) % 97)));
+  return {
+    type: 'line',
+    data: { labels: data.map((_, k) => k), datasets: [{ label: 'Signal', data, borderColor: '#10B981', pointRadius: 0, borderWidth: 1 }] },
+    options: { plugins: { title: { display: true, text: `5,000 points #${i}` } } },
+  };
+}
+
+async function main() {
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-bench-'));
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    machine: { cores: CORES, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, cpu: cpus()[0]?.model },
+    quick: QUICK,
+  };
+  try {
+    const acct = JSON.parse(cli(dataDir, ['accounts', 'create', '--plan', 'enterprise', '--json'])) as { api_key: string };
+    const headers = { 'x-api-key': acct.api_key };
+    let server = await startServer(dataDir);
+    const post = (chart: unknown, width: number, height: number, format = 'png') => ({
+      method: 'POST',
+      path: '/v1/chart',
+      body: JSON.stringify({ chart, width, height, format, backgroundColor: 'white' }),
+      headers,
+    });
+
+    // Warm the server (JIT in Node and in every page).
+    await load(BASE, CORES * 2, scale(200), (i) => post(bar(i), 800, 400));
+    await load(BASE, CORES * 2, scale(40), (i) => post(bar(i), 800, 400, 'svg'));
+
+    const series = async (name: string, make: (i: number) => ReturnType<typeof post>, n: number, conc: number[]) => {
+      const out: LoadResult[] = [];
+      for (const c of conc) {
+        const r = await load(BASE, c, n, make);
+        out.push(r);
+        console.log(`${name} c=${c}: ${r.perSecond}/s p50 ${r.p50Ms} ms p95 ${r.p95Ms} ms errors ${r.errors}`);
+      }
+      return out;
+    };
+    let offset = 10_000;
+    const fresh = (f: (i: number) => ReturnType<typeof post>) => (i: number) => f(offset++ + i);
+    results.barPng = await series('bar 800x400 png', fresh((i) => post(bar(i), 800, 400)), scale(800), [1, 2, 4, 8]);
+    results.barSvg = await series('bar 800x400 svg', fresh((i) => post(bar(i), 800, 400, 'svg')), scale(600), [1, 2, 4, 8]);
+    results.bigLinePng = await series('line 2000x2000 5k png', fresh((i) => post(bigLine(i), 2000, 2000)), scale(60), [1, 2, 4, 8]);
+
+    // RSS of server + Chromium over 5,000 renders: flat within 10%?
+    const rss: Array<{ renders: number; rssMb: number }> = [{ renders: 0, rssMb: treeRssMb(server.pid!) }];
+    const chunk = scale(1000);
+    for (let k = 1; k <= 5; k++) {
+      await load(BASE, 4, chunk, fresh((i) => post(bar(i), 800, 400)));
+      rss.push({ renders: k * chunk, rssMb: treeRssMb(server.pid!) });
+      console.log(`rss after ${k * chunk} renders: ${rss.at(-1)!.rssMb} MiB`);
+    }
+    const after1k = rss[1]!.rssMb;
+    const last = rss.at(-1)!.rssMb;
+    results.rss = { samples: rss, growthFrom1kPercent: Math.round(((last - after1k) / after1k) * 1000) / 10 };
+
+    // Short charts: memory tier and persistent tier.
+    const created = await load(BASE, 1, 1, () => ({ method: 'POST', path: '/v1/chart/create', body: JSON.stringify({ chart: bar(1), width: 800, height: 400 }), headers }));
+    if (created.errors === 0) {
+      const agent = new http.Agent({ keepAlive: true });
+      const res = await request(agent, BASE, 'POST', '/v1/chart/create', JSON.stringify({ chart: bar(2), width: 800, height: 400 }), headers);
+      agent.destroy();
+      const url = new URL((JSON.parse(res.body.toString()) as { url: string }).url);
+      const get = () => ({ method: 'GET', path: url.pathname });
+      await load(BASE, 32, scale(2000), get);
+      results.shortMemory = await load(BASE, 32, scale(20000), get);
+      console.log(`GET /v1/chart/{id} memory tier c=32: ${(results.shortMemory as LoadResult).perSecond}/s`);
+      await stopServer(server);
+      server = await startServer(dataDir, { MEMORY_CACHE_MB: '0' });
+      await load(BASE, 32, scale(1000), get);
+      results.shortPersistent = await load(BASE, 32, scale(10000), get);
+      console.log(`GET /v1/chart/{id} persistent tier c=32: ${(results.shortPersistent as LoadResult).perSecond}/s`);
+    } else {
+      results.shortMemory = 'POST /v1/chart/create not available';
+    }
+    await stopServer(server);
+
+    // The in-page floor: Chart.js build + draw + encode, timed inside the page.
+    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, POOL_SIZE: '1', LOG_LEVEL: 'silent' });
+    const pool = await startPool(config, createLogger('silent'));
+    const floorReq = (chart: Record<string, unknown>, w: number, h: number, format: 'png' | 'svg'): PageRequest => ({
+      config: chart, width: w, height: h, format, backgroundColor: 'white', allowFunctions: false, watermark: null,
+    });
+    await pool.floor(floorReq(bar(1), 800, 400, 'png'), 50);
+    const floorBar = (await pool.floor(floorReq(bar(1), 800, 400, 'png'), scale(300))).msPerRender;
+    const floorSvg = (await pool.floor(floorReq(bar(1), 800, 400, 'svg'), scale(200))).msPerRender;
+    const floorLine = (await pool.floor(floorReq(bigLine(1), 2000, 2000, 'png'), scale(30))).msPerRender;
+    await pool.close();
+    const c4 = (results.barPng as LoadResult[]).find((r) => r.concurrency === 4)!;
+    const floorRate = (CORES * 1000) / floorBar;
+    results.floor = {
+      barPngMs: floorBar,
+      barSvgMs: floorSvg,
+      bigLinePngMs: floorLine,
+      barPngMaxPerSecondOnAllCores: Math.round(floorRate),
+      serviceToFloorRatioAtC4: Math.round((c4.perSecond / floorRate) * 100) / 100,
+    };
+    console.log(`in-page floor: bar png ${floorBar.toFixed(2)} ms, svg ${floorSvg.toFixed(2)} ms, 5k line ${floorLine.toFixed(1)} ms; ratio at c=4: ${(results.floor as { serviceToFloorRatioAtC4: number }).serviceToFloorRatioAtC4}`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  writeFileSync('bench/results.json', JSON.stringify(results, null, 2) + '\n');
+  if (!QUICK) updateReadme(results);
+  console.log('wrote bench/results.json');
+}
+
+function updateReadme(r: Record<string, unknown>): void {
+  const row = (name: string, list: LoadResult[]) =>
+    list.map((x) => `| ${name} | ${x.concurrency} | ${x.perSecond} | ${x.p50Ms} | ${x.p95Ms} | ${x.errors} |`).join('\n');
+  const f = r.floor as Record<string, number>;
+  const rss = r.rss as { samples: Array<{ renders: number; rssMb: number }>; growthFrom1kPercent: number };
+  const sm = r.shortMemory as LoadResult | string;
+  const sp = r.shortPersistent as LoadResult | undefined;
+  const table = [
+    `Measured ${String(r.date).slice(0, 10)} by \`npm run bench\` on this ${CORES}-core machine (server, Chromium and the load generator share the cores; POOL_SIZE=${CORES}).`,
+    '',
+    '| workload | concurrency | renders/s | p50 ms | p95 ms | errors |',
+    '|---|---|---|---|---|---|',
+    row('bar 800x400 PNG', r.barPng as LoadResult[]),
+    row('bar 800x400 SVG', r.barSvg as LoadResult[]),
+    row('line 2000x2000, 5,000 points, PNG', r.bigLinePng as LoadResult[]),
+    '',
+    `In-page floor (Chart.js build + draw + encode, timed in the page): bar PNG ${f.barPngMs?.toFixed(2)} ms, bar SVG ${f.barSvgMs?.toFixed(2)} ms, 5k-point line PNG ${f.bigLinePngMs?.toFixed(1)} ms; the floor allows ${f.barPngMaxPerSecondOnAllCores} bar PNG/s on ${CORES} cores, and the service reaches ${f.serviceToFloorRatioAtC4} of it at concurrency 4.`,
+    '',
+    `RSS of server + Chromium over ${rss.samples.at(-1)!.renders} renders (MiB): ${rss.samples.map((s) => s.rssMb).join(' → ')} (${rss.growthFrom1kPercent}% after the first 1,000).`,
+    '',
+    typeof sm === 'string' ? `Short charts: ${sm}.` : `GET /v1/chart/{id} at concurrency 32: memory tier ${sm.perSecond}/s (p50 ${sm.p50Ms} ms), persistent tier ${sp?.perSecond}/s (p50 ${sp?.p50Ms} ms).`,
+  ].join('\n');
+  const readme = readFileSync('README.md', 'utf8');
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const a = readme.indexOf(start);
+  const b = readme.indexOf(end);
+  if (a < 0 || b < 0) return;
+  writeFileSync('README.md', readme.slice(0, a + start.length) + '\n' + table + '\n' + readme.slice(b));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
