@@ -39,9 +39,21 @@
     }
   }
 
-  function copyConfig(value, depth, st) {
+  // Where a string is data, never code: labels and data points stay strings even when they
+  // look like an arrow ("Revenue => Profit"). role: 'root' -> 'data' -> 'datasets' ->
+  // 'dataset' -> 'text' (no revival below).
+  function childRole(role, key) {
+    if (role === 'text') return 'text';
+    if (role === 'root') return key === 'data' ? 'data' : null;
+    if (role === 'data') return key === 'labels' ? 'text' : key === 'datasets' ? 'datasets' : null;
+    if (role === 'datasets') return 'dataset';
+    if (role === 'dataset') return key === 'data' || key === 'label' ? 'text' : null;
+    return null;
+  }
+
+  function copyConfig(value, depth, st, role) {
     if (typeof value === 'string') {
-      if (st.allowFunctions && (value.indexOf('function') !== -1 || value.indexOf('=>') !== -1)) {
+      if (st.allowFunctions && role !== 'text' && (value.indexOf('function') !== -1 || value.indexOf('=>') !== -1)) {
         var fn = revive(value);
         if (fn) {
           st.ranFunctions = true;
@@ -58,7 +70,7 @@
     if (Array.isArray(value)) {
       var n = value.length;
       out = new Array(n);
-      for (i = 0; i < n; i++) out[i] = copyConfig(value[i], depth + 1, st);
+      for (i = 0; i < n; i++) out[i] = copyConfig(value[i], depth + 1, st, childRole(role, i));
       return out;
     }
     out = {};
@@ -66,7 +78,7 @@
     for (i = 0; i < keys.length; i++) {
       var k = keys[i];
       if (k === '__proto__') continue;
-      out[k] = copyConfig(value[k], depth + 1, st);
+      out[k] = copyConfig(value[k], depth + 1, st, childRole(role, k));
     }
     return out;
   }
@@ -142,7 +154,22 @@
     return chartLevel || datasetLevel;
   }
 
+  function checkType(type, where) {
+    var items = Chart.registry && Chart.registry.controllers && Chart.registry.controllers.items;
+    if (typeof type !== 'string' || !items || !Object.prototype.hasOwnProperty.call(items, type)) {
+      var shown = typeof type === 'string' ? '"' + type.slice(0, 40) + '"' : typeof type;
+      throw new Error('unsupported chart type ' + shown + where);
+    }
+  }
+
   function prepare(cfg, req) {
+    checkType(cfg.type, '');
+    if (isObject(cfg.data) && Array.isArray(cfg.data.datasets)) {
+      cfg.data.datasets.forEach(function (ds, i) {
+        if (isObject(ds) && ds.type !== undefined) checkType(ds.type, ' in dataset ' + i);
+      });
+    }
+    delete cfg.platform; // chosen by the harness, never by the config
     if (!isObject(cfg.options)) cfg.options = {};
     var o = cfg.options;
     o.responsive = false;
@@ -171,7 +198,12 @@
   }
 
   function shortMessage(e) {
-    var msg = e && typeof e.message === 'string' ? e.message : String(e);
+    var msg;
+    try {
+      msg = e && typeof e.message === 'string' ? e.message : String(e);
+    } catch (ignored) {
+      msg = '';
+    }
     msg = msg.replace(/\s+/g, ' ').trim() || 'render failed';
     return msg.length > 300 ? msg.slice(0, 297) + '...' : msg;
   }
@@ -233,7 +265,7 @@
       var height = checkSide(req.height, 'height');
       var format = req.format === undefined ? 'png' : req.format;
       if (format !== 'png' && format !== 'svg') throw new Error('format must be png or svg');
-      var cfg = copyConfig(req.config, 0, st);
+      var cfg = copyConfig(req.config, 0, st, 'root');
       if (!isObject(cfg)) throw new Error('config must be an object');
       prepare(cfg, req);
       var data = format === 'svg' ? renderSvg(cfg, width, height, handle) : renderPng(cfg, width, height, handle);
@@ -259,5 +291,6 @@
   }
 
   var api = Object.freeze({ render: render, floor: floor, ready: !!(Chart && SvgContext) });
-  Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: false, enumerable: true });
+  // read-only, but configurable so that loading the harness again in the same realm still works
+  Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
 })();

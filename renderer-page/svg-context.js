@@ -77,7 +77,7 @@
     var s = probeSpan.style;
     var out = {
       norm: norm,
-      family: s.fontFamily || 'sans-serif',
+      family: (s.fontFamily || 'sans-serif').replace(/"/g, "'"),
       size: s.fontSize || '10px',
       style: s.fontStyle,
       weight: s.fontWeight,
@@ -377,13 +377,23 @@
     var similar = Math.abs(m.a - m.d) < 1e-9 && Math.abs(m.b + m.c) < 1e-9;
     var i, t0, t1, p;
     if (similar) {
-      // Exact elliptical arc commands, each at most half a turn (full circle = two halves).
+      // Elliptical arc commands cut where Chromium's canvas cuts its conics (Skia: a full turn is
+      // two half turns; otherwise quarter turns from the start angle, then the remainder), so
+      // the SVG rasterises with the same curve pieces as the canvas.
       var k = Math.hypot(m.a, m.b);
       var rotDeg = (rot + Math.atan2(m.b, m.a)) * 180 / Math.PI;
-      var n = Math.max(1, Math.ceil(Math.abs(sweep) / Math.PI - 1e-9));
       var radii = num(rx * k) + ' ' + num(ry * k) + ' ' + num(rotDeg) + ' 0 ' + (sweep > 0 ? 1 : 0) + ' ';
-      for (i = 1; i <= n; i++) {
-        p = pointAt(start + sweep * i / n);
+      var abs = Math.abs(sweep), dir = sweep > 0 ? 1 : -1, done = 0;
+      var steps = [];
+      if (Math.abs(abs - TAU) < 1e-6) steps.push(Math.PI, Math.PI);
+      else {
+        while (abs - done > HALF_PI + 1e-9) { steps.push(HALF_PI); done += HALF_PI; }
+        steps.push(abs - done);
+      }
+      var angle = start;
+      for (i = 0; i < steps.length; i++) {
+        angle = i === steps.length - 1 ? start + sweep : angle + dir * steps[i];
+        p = pointAt(angle);
         this.__d.push('A' + radii + this.__pt(p.x, p.y));
       }
       this.__currentPosition = p;
@@ -575,14 +585,23 @@
     var d, rule;
     if (a !== null && typeof a === 'object') { d = this.__pathDataOf(a); rule = b; }
     else { d = this.__currentD(); rule = a; }
-    var id = this.__nextId('clip');
-    var clipPath = this.__el('clipPath');
-    clipPath.setAttribute('id', id);
-    var p = this.__el('path');
-    p.setAttribute('d', d || 'M0 0Z');
-    if (rule === 'evenodd') p.setAttribute('clip-rule', 'evenodd');
-    clipPath.appendChild(p);
-    this.__defs.appendChild(clipPath);
+    d = d || 'M0 0Z';
+    rule = rule === 'evenodd' ? 'evenodd' : 'nonzero';
+    // Chart.js clips to the same chart area many times: one clipPath per distinct shape.
+    if (!this.__clipIds) this.__clipIds = new Map();
+    var key = rule + d;
+    var id = this.__clipIds.get(key);
+    if (!id) {
+      id = this.__nextId('clip');
+      this.__clipIds.set(key, id);
+      var clipPath = this.__el('clipPath');
+      clipPath.setAttribute('id', id);
+      var p = this.__el('path');
+      p.setAttribute('d', d);
+      if (rule === 'evenodd') p.setAttribute('clip-rule', 'evenodd');
+      clipPath.appendChild(p);
+      this.__defs.appendChild(clipPath);
+    }
     var g = this.__el('g');
     g.setAttribute('clip-path', 'url(#' + id + ')');
     this.__group.appendChild(g);
@@ -753,7 +772,24 @@
   P.isPointInStroke = function () { return false; };
   P.getContextAttributes = function () { return { alpha: true, desynchronized: false, colorSpace: 'srgb', willReadFrequently: false }; };
 
+  // Chart.js clips many layers that end up drawing nothing: drop empty groups and unused clips.
+  P.__prune = function () {
+    var groups = this.__root.querySelectorAll('g');
+    for (var i = groups.length - 1; i >= 0; i--) {
+      var g = groups[i];
+      if (!g.firstChild && g !== this.__rootGroup && g.parentNode) g.parentNode.removeChild(g);
+    }
+    var used = new Set();
+    this.__root.querySelectorAll('[clip-path]').forEach(function (el) {
+      var m = /url\(#([^)]+)\)/.exec(el.getAttribute('clip-path'));
+      if (m) used.add(m[1]);
+    });
+    Array.prototype.slice.call(this.__defs.querySelectorAll('clipPath')).forEach(function (cp) {
+      if (!used.has(cp.getAttribute('id'))) cp.parentNode.removeChild(cp);
+    });
+  };
   P.getSerializedSvg = function () {
+    this.__prune();
     return new XMLSerializer().serializeToString(this.__root);
   };
 

@@ -131,6 +131,17 @@ describe('GET and POST /v1/chart', function () {
     expect(a.equals(b)).to.equal(false);
   });
 
+  it('labels and data that look like arrows stay text even for authenticated callers', async () => {
+    const arrowLabels = { type: 'bar', data: { labels: ['Revenue => Profit', 'b'], datasets: [{ label: 'x => y', data: [1, 2] }] } };
+    const plainLabels = { type: 'bar', data: { labels: ['Revenue => Profit', 'b'], datasets: [{ label: 'x => y', data: [1, 2] }] } };
+    const res = await render({ chart: arrowLabels, width: 300, height: 200, format: 'svg' });
+    expect(res.status).to.equal(200);
+    const svg = await res.text();
+    expect(svg).to.contain('Revenue =&gt; Profit');
+    expect(svg).to.contain('x =&gt; y');
+    expect(plainLabels).to.deep.equal(arrowLabels);
+  });
+
   it('identical requests give byte-identical PNGs', async () => {
     const a = Buffer.from(await (await render({ chart: BAR, width: 321, height: 123 })).arrayBuffer());
     const b = Buffer.from(await (await render({ chart: BAR, width: 321, height: 123 })).arrayBuffer());

@@ -1,0 +1,85 @@
+// The `chartshot` CLI as CONTRACT §1 names it (built dist/cli.js, real SQLite file).
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodePng } from '../helpers/images.js';
+
+describe('the chartshot CLI', function () {
+  this.timeout(60000);
+  let dataDir: string;
+  const run = (...args: string[]) => {
+    const r = spawnSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  };
+
+  before(() => {
+    if (!existsSync('dist/cli.js')) throw new Error('dist/cli.js missing: run npm run build (npm test does)');
+    dataDir = mkdtempSync(join(tmpdir(), 'chartshot-cli-'));
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('accounts create --json prints exactly the five fields, and stores only hashes', () => {
+    const r = run('accounts', 'create', '--plan', 'starter', '--email', 'a@example.com', '--json');
+    expect(r.code, r.err).to.equal(0);
+    const o = JSON.parse(r.out) as Record<string, string>;
+    expect(Object.keys(o).sort()).to.deep.equal(['account_id', 'api_key', 'key_id', 'session_token', 'signing_secret']);
+    expect(o.api_key).to.match(/^live_/);
+    const db = readFileSync(join(dataDir, 'chartshot.db'));
+    const wal = existsSync(join(dataDir, 'chartshot.db-wal')) ? readFileSync(join(dataDir, 'chartshot.db-wal')) : Buffer.alloc(0);
+    for (const secret of [o.api_key!, o.session_token!, o.signing_secret!]) {
+      expect(db.includes(secret) || wal.includes(secret), 'secret stored in clear').to.equal(false);
+    }
+  });
+
+  it('a trial account gets a trial_ key; "pro" is growth', () => {
+    expect(JSON.parse(run('accounts', 'create', '--plan', 'trial', '--json').out).api_key).to.match(/^trial_/);
+    expect(run('accounts', 'create', '--plan', 'pro', '--json').code).to.equal(0);
+  });
+
+  it('keys create / list / revoke and sessions create', () => {
+    const acct = JSON.parse(run('accounts', 'create', '--plan', 'growth', '--json').out) as { account_id: string };
+    const k = run('keys', 'create', '--account', acct.account_id, '--json');
+    expect(k.code, k.err).to.equal(0);
+    const key = JSON.parse(k.out) as Record<string, string>;
+    expect(Object.keys(key).sort()).to.deep.equal(['api_key', 'key_id', 'signing_secret']);
+    const list = JSON.parse(run('keys', 'list', '--account', acct.account_id, '--json').out) as Array<{ key_id: string; revoked_at: string | null }>;
+    expect(list.map((x) => x.key_id)).to.include(key.key_id);
+    expect(JSON.stringify(list)).not.to.contain(key.api_key);
+    expect(run('keys', 'revoke', key.key_id!).code).to.equal(0);
+    const after = JSON.parse(run('keys', 'list', '--account', acct.account_id, '--json').out) as Array<{ key_id: string; revoked_at: string | null }>;
+    expect(after.find((x) => x.key_id === key.key_id)!.revoked_at).to.be.a('string');
+    const s = JSON.parse(run('sessions', 'create', '--account', acct.account_id, '--json').out) as { session_token: string; expires_at: string };
+    expect(s.session_token).to.be.a('string');
+    expect(Date.parse(s.expires_at) - Date.now()).to.be.within(29 * 86400e3, 31 * 86400e3);
+  });
+
+  it('bad input: one clear line on stderr and a non-zero exit', () => {
+    for (const args of [['accounts', 'create', '--plan', 'gold'], ['accounts', 'create'], ['keys', 'create', '--account', 'acct_nope'], ['frobnicate'], ['keys', 'revoke', 'key_nope'], ['render', '/nonexistent.json', '-o', '/tmp/x.png'], ['accounts', 'create', '--plan', 'starter', '--bogus']]) {
+      const r = run(...args);
+      expect(r.code, args.join(' ')).not.to.equal(0);
+      expect(r.err.trim().split('\n'), args.join(' ')).to.have.length(1);
+      expect(r.err).to.match(/^chartshot: /);
+    }
+  });
+
+  it('a bad environment value refuses to start with the variable named', () => {
+    const r = spawnSync('node', ['dist/cli.js', 'serve'], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'eighty' }, encoding: 'utf8' });
+    expect(r.status).not.to.equal(0);
+    expect(r.stderr).to.contain('PORT');
+  });
+
+  it('render works offline with the same engine (png and svg)', () => {
+    const cfg = join(dataDir, 'chart.json');
+    writeFileSync(cfg, JSON.stringify({ type: 'line', data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'x', data: [1, 3, 2] }] } }));
+    const png = join(dataDir, 'out.png');
+    const r = run('render', cfg, '-o', png, '--width', '320', '--height', '200');
+    expect(r.code, r.err).to.equal(0);
+    const img = decodePng(readFileSync(png));
+    expect([img.width, img.height]).to.deep.equal([320, 200]);
+    const svg = join(dataDir, 'out.svg');
+    expect(run('render', cfg, '-o', svg, '--format', 'svg').code).to.equal(0);
+    expect(readFileSync(svg, 'utf8')).to.match(/^<svg[^>]*width="800"/);
+  });
+});
