@@ -1,6 +1,6 @@
 // The `chartshot` CLI as CONTRACT §1 names it (built dist/cli.js, real SQLite file).
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +68,40 @@ describe('the chartshot CLI', function () {
     const r = spawnSync('node', ['dist/cli.js', 'serve'], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'eighty' }, encoding: 'utf8' });
     expect(r.status).not.to.equal(0);
     expect(r.stderr).to.contain('PORT');
+  });
+
+  it('serve: SIGTERM drains the request in flight, closes the pool and exits 0', async () => {
+    const acct = JSON.parse(run('accounts', 'create', '--plan', 'starter', '--json').out) as { api_key: string };
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const child = spawn('node', ['dist/cli.js', 'serve'], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', POOL_SIZE: '1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let logs = '';
+    child.stdout.on('data', (d: Buffer) => (logs += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const deadline = Date.now() + 30000;
+    while (!logs.includes('chartshot listening')) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start: ${logs}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // A render that takes a while, then SIGTERM while it is in flight.
+    const slow = { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { title: { display: true, text: 'function(){ var t=Date.now(); while(Date.now()-t<700){} return "slow"; }' } } } };
+    const inflight = fetch(`http://127.0.0.1:${port}/v1/chart`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key },
+      body: JSON.stringify({ chart: slow, width: 200, height: 100 }),
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGTERM');
+    const res = await inflight;
+    expect(res.status).to.equal(200);
+    expect(await exited).to.equal(0);
+    expect(logs).to.contain('chartshot stopped');
+    // Structured JSON logs with a request id, and no key in them.
+    const lines = logs.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.some((l) => l.msg === 'request' && typeof l.requestId === 'string')).to.equal(true);
+    expect(logs).not.to.contain(acct.api_key);
   });
 
   it('render works offline with the same engine (png and svg)', () => {

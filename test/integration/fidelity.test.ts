@@ -10,7 +10,7 @@ import { launchBrowser, type LaunchedBrowser } from '../../src/render/browser.js
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { post, sharedServer, type TestServer } from '../helpers/server.js';
-import { decodePng } from '../helpers/images.js';
+import { decodePng, diffRatio } from '../helpers/images.js';
 
 const vendor = (f: string) => readFileSync(join('renderer-page/vendor', f), 'utf8');
 
@@ -75,6 +75,39 @@ describe('fidelity with a plain Chart.js page', function () {
       background,
     );
     return Buffer.from(b64, 'base64');
+  }
+
+  /** Chromium rasterises an SVG onto a canvas of its size. */
+  async function rasterise(svg: string, width: number, height: number): Promise<Buffer> {
+    const b64 = await page.evaluate(
+      async (text: string, w: number, h: number) => {
+        const img = new Image();
+        img.src = 'data:image/svg+xml;base64,' + btoa(unescape(encodeURIComponent(text)));
+        await img.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = w;
+        canvas.height = h;
+        canvas.getContext('2d')!.drawImage(img, 0, 0);
+        const url = canvas.toDataURL('image/png');
+        return url.slice(url.indexOf(',') + 1);
+      },
+      svg,
+      width,
+      height,
+    );
+    return Buffer.from(b64, 'base64');
+  }
+
+  // SVG is drawn by a canvas-to-SVG context, so anti-aliasing differs a little from the canvas:
+  // pixelmatch threshold 0.1, at most 1% of pixels.
+  for (const file of readdirSync('fixtures/golden').filter((f) => f.endsWith('.json')).sort()) {
+    it(`${file.replace('.json', '')}: SVG rasterised matches the PNG`, async () => {
+      const fx = JSON.parse(readFileSync(join('fixtures/golden', file), 'utf8')) as { width: number; height: number };
+      const png = Buffer.from(await (await post(s.url, '/v1/chart', fx, { 'x-api-key': key })).arrayBuffer());
+      const svg = await (await post(s.url, '/v1/chart', { ...fx, format: 'svg' }, { 'x-api-key': key })).text();
+      const ratio = diffRatio(await rasterise(svg, fx.width, fx.height), png);
+      expect(ratio, `${(ratio * 100).toFixed(2)}% of pixels differ`).to.be.at.most(0.01);
+    });
   }
 
   for (const file of readdirSync('fixtures/golden').filter((f) => f.endsWith('.json')).sort()) {
