@@ -8,10 +8,26 @@ import type { AccountService, Clock } from './services/accounts.js';
 import type { ImageCache } from './services/imageCache.js';
 import type { ChartService } from './services/charts.js';
 import type { RenderService } from './services/render.js';
+import type { ShortChartService } from './services/shortCharts.js';
 import type { PagePool } from './render/pool.js';
+import type { OpenChartService } from './services/open.js';
+import { openRoutes } from './http/routes/open.js';
+import { playgroundRoutes } from './http/routes/playground.js';
 import { errorMapper, type RequestObserver } from './http/errors.js';
 import { jsonBody } from './http/body.js';
 import { chartRoutes } from './http/routes/chart.js';
+import { shortChartRoutes } from './http/routes/shortCharts.js';
+import { statusRoutes } from './http/routes/status.js';
+import { automationRoutes } from './http/routes/automation.js';
+import { docsRoutes } from './http/routes/docs.js';
+import type { AutomationService } from './services/automation.js';
+import type { StatusService } from './services/status.js';
+import type { Metrics } from './services/metrics.js';
+import type { UsageService } from './services/usage.js';
+import type { BillingService } from './services/billing.js';
+import type { TrialService } from './services/trials.js';
+import type { OutboxWorker } from './services/outbox.js';
+import { accountRoutes } from './http/routes/account.js';
 
 export interface AppDeps {
   config: Config;
@@ -23,7 +39,16 @@ export interface AppDeps {
   renderer: RenderService;
   imageCache: ImageCache;
   charts: ChartService;
+  open: OpenChartService;
+  shortCharts: ShortChartService;
   requestObserver?: RequestObserver;
+  status: StatusService;
+  metrics: Metrics;
+  automation: AutomationService;
+  usage: UsageService;
+  billing: BillingService;
+  trials: TrialService;
+  outbox: OutboxWorker;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -31,6 +56,13 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true; // errors are logged by the error mapper, once
   const router = new Router();
   chartRoutes(router, deps);
+  openRoutes(router, deps);
+  playgroundRoutes(router, deps);
+  shortChartRoutes(router, deps);
+  statusRoutes(router, deps);
+  automationRoutes(router, deps);
+  docsRoutes(router, deps);
+  accountRoutes(router, deps);
   app.use(errorMapper(deps.log, deps.requestObserver));
   app.use(jsonBody(deps.config.maxBodyBytes));
   app.use(router.routes());

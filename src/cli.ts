@@ -13,6 +13,7 @@ import { parsePlanName, PLANS } from './chart/plans.js';
 import { checkColor, checkDimensions, checkFormat, parseChartConfig } from './chart/request.js';
 import { signQuery } from './services/signing.js';
 import { AppError } from './errors.js';
+import { BILLING_USAGE, BillingUsageError, runBilling } from './cli-billing.js';
 
 class UsageError extends Error {}
 
@@ -22,7 +23,8 @@ const USAGE = `usage: chartshot <command>
   keys create --account <id> [--test] [--json] | keys revoke <key_id> | keys list --account <id> [--json]
   sessions create --account <id> [--json]
   render <config.json> -o <out> [--format png|svg|pdf] [--width W] [--height H] [--background CSS]
-  sign --key-id <id> --secret <secret> --expires-in <seconds> <config.json> [--width W] [--height H] [--format F] [--base-url URL]`;
+  sign --key-id <id> --secret <secret> --expires-in <seconds> <config.json> [--width W] [--height H] [--format F] [--base-url URL]
+${BILLING_USAGE}`;
 
 function out(json: boolean, value: unknown, text: string): void {
   process.stdout.write((json ? JSON.stringify(value) : text) + '\n');
@@ -97,6 +99,14 @@ async function main(argv: string[]): Promise<void> {
       'expires-in': { type: 'string' },
       'base-url': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
+      cycle: { type: 'string' },
+      url: { type: 'string' },
+      now: { type: 'string' },
+      charts: { type: 'string' },
+      'per-minute': { type: 'string' },
+      'per-hour': { type: 'string' },
+      burst: { type: 'string' },
+      'price-pence': { type: 'string' },
     },
   });
   const [cmd, sub, ...rest] = positionals;
@@ -147,6 +157,7 @@ async function main(argv: string[]): Promise<void> {
     default:
       break;
   }
+  if (cmd === 'billing') return runBilling(config, sub, { ...o, json });
   if (cmd === 'render') {
     const file = need(sub, 'render <config.json>');
     const output = need(o.output, '-o');
@@ -187,7 +198,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   const msg =
-    err instanceof ConfigError || err instanceof UsageError
+    err instanceof ConfigError || err instanceof UsageError || err instanceof BillingUsageError
       ? err.message
       : err instanceof AppError
         ? `${err.code}: ${err.detail ?? ''}`
@@ -195,5 +206,5 @@ main(process.argv.slice(2)).catch((err: unknown) => {
           ? (err as Error).message
           : `error: ${(err as Error).message ?? String(err)}`;
   process.stderr.write(`chartshot: ${msg.split('\n')[0]}\n`);
-  process.exit(err instanceof UsageError || err instanceof ConfigError ? 2 : 1);
+  process.exit(err instanceof UsageError || err instanceof BillingUsageError || err instanceof ConfigError ? 2 : 1);
 });

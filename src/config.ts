@@ -1,8 +1,9 @@
 // The only reader of process.env: every setting is parsed, validated and frozen here, and
 // a bad value stops the process at start with a message naming the variable.
 import { cpus } from 'node:os';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -106,6 +107,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   });
 }
 
+/** dist/build-info.json, written by `npm run build` (scripts/build-info.mjs): the git commit. */
 function readBuildHash(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // dist/config.js finds it beside itself; src/config.ts (tsx, tests) in ../dist.
+  for (const file of [join(here, 'build-info.json'), join(here, '..', 'dist', 'build-info.json')]) {
+    try {
+      const hash = (JSON.parse(readFileSync(file, 'utf8')) as { buildHash?: unknown }).buildHash;
+      if (typeof hash === 'string' && hash.trim() !== '') return hash.trim();
+    } catch {
+      /* not built yet: fall through to the next place */
+    }
+  }
   return process.env.npm_package_version ? `v${process.env.npm_package_version}` : 'dev';
 }

@@ -10,6 +10,16 @@ import { AccountService, systemClock, type Clock } from './services/accounts.js'
 import { RenderService } from './services/render.js';
 import { ChartService } from './services/charts.js';
 import { ImageCache } from './services/imageCache.js';
+import { OpenChartService } from './services/open.js';
+import { ShortChartService } from './services/shortCharts.js';
+import { ChartMetricsRecorder } from './services/chartMetrics.js';
+import { Metrics } from './services/metrics.js';
+import { StatusService } from './services/status.js';
+import { AutomationService } from './services/automation.js';
+import { BillingService } from './services/billing.js';
+import { UsageService } from './services/usage.js';
+import { TrialService } from './services/trials.js';
+import { OutboxWorker, type OutboxOptions } from './services/outbox.js';
 import { createApp, type AppDeps } from './app.js';
 
 export interface Running {
@@ -22,6 +32,10 @@ export interface Running {
 export interface StartOptions {
   log?: Logger;
   clock?: Clock;
+  /** Billing scheduler period, ms (default hourly); 0 = not started (tests call runScheduler). */
+  schedulerIntervalMs?: number;
+  /** Outbox delivery tuning (tests: short retries; pollMs 0 = not started, tests call tick()). */
+  outbox?: Partial<Omit<OutboxOptions, 'masterKey' | 'smtpUrl'>>;
 }
 
 /** The engine without HTTP: store, pool and services (CLI render uses the pool alone). */
@@ -50,10 +64,27 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     pool = await startPool(config, log);
     const clock = opts.clock ?? systemClock;
     const accounts = new AccountService(store, masterKey, clock);
-    const renderer = new RenderService(pool);
-    const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock);
-    const charts = new ChartService(renderer);
-    const deps: AppDeps = { config, log, store, pool, clock, accounts, renderer, imageCache, charts };
+    const livePool = pool;
+    const metrics = new Metrics({ poolStats: () => livePool.stats() });
+    const renderer = new RenderService(pool, metrics);
+    const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics);
+    const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
+    const billing = new BillingService(store, clock, config.publicBaseUrl, (html) => livePool.pdfFromHtml(html));
+    const usage = new UsageService(store, billing, clock);
+    await usage.start();
+    const trials = new TrialService(store, accounts, clock);
+    const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, ...opts.outbox });
+    const charts = new ChartService(renderer, usage);
+    const open = new OpenChartService(renderer, imageCache, store.openWindows, clock, {
+      rendersPerHour: config.openRendersPerHour,
+      publicBaseUrl: config.publicBaseUrl,
+    });
+    const shortCharts = new ShortChartService({
+      charts, renderer, store, cache: imageCache, clock, publicBaseUrl: config.publicBaseUrl,
+      metrics: new ChartMetricsRecorder(store.chartMetrics, log),
+    });
+    const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
+    const deps: AppDeps = { config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox };
     const app = createApp(deps);
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000;
@@ -67,6 +98,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${addr.port}`;
     log.info({ url, poolSize: config.poolSize, dataDir: config.dataDir }, 'chartshot listening');
+    const schedulerMs = opts.schedulerIntervalMs ?? 3_600_000;
+    if (schedulerMs > 0) billing.startScheduler(schedulerMs, (err) => log.error({ err }, 'billing scheduler failed'));
+    if ((opts.outbox?.pollMs ?? 1000) > 0) outbox.start();
     let closing: Promise<void> | null = null;
     const p = pool;
     return {
@@ -77,11 +111,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         closing ??= (async () => {
           // Stop accepting, let in-flight requests finish (bounded), then pool and store.
           const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+          // Keep-alive connections become idle as their responses finish: close them as they do.
+          const idle = setInterval(() => server.closeIdleConnections(), 50);
           server.closeIdleConnections();
           const t = setTimeout(() => server.closeAllConnections(), Math.max(5000, config.renderTimeoutMs));
           await drained;
+          clearInterval(idle);
           clearTimeout(t);
+          await billing.stopScheduler();
+          await outbox.stop();
           await p.close();
+          // Counters batched in memory are written before the store closes: none is lost.
+          await shortCharts.close().catch((err: unknown) => log.error({ err }, 'writing chart metrics at shutdown failed'));
           await store.close();
           log.info('chartshot stopped');
           log.flush?.();

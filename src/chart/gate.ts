@@ -28,9 +28,9 @@
 //   matched with every space removed (`JaVaScRiPt :`), as URL parsers drop tabs and newlines.
 //   A newline inside an identifier (`e\nval(`) is two words, so it is not a call.
 
-export const CHART_TYPES: ReadonlySet<string> = new Set([
-  'bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble',
-]);
+import { CHART_TYPES } from './request.js';
+
+const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
 const MAX_DEPTH = 32;
 const MAX_NODES = 100_000;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -75,7 +75,7 @@ function checkConfig(config: unknown): string | null {
   if (Object.hasOwn(config, 'plugins')) return 'top-level plugins are not allowed';
   const type = config.type;
   if (typeof type !== 'string') return 'config.type must be a string naming the chart type';
-  if (!CHART_TYPES.has(type)) return `unsupported chart type ${quote(type)}`;
+  if (!TYPE_SET.has(type)) return `unsupported chart type ${quote(type)}`;
   const state: WalkState = { nodes: 0, path: [] };
   return walk(config, 1, false, state) ?? checkDatasetTypes(config);
 }
@@ -88,7 +88,7 @@ function checkDatasetTypes(config: Record<string, unknown>): string | null {
     const ds: unknown = datasets[i];
     if (!isPlainObject(ds) || ds.type === undefined) continue;
     if (typeof ds.type !== 'string') return `dataset type must be a string at config.data.datasets[${i}]`;
-    if (!CHART_TYPES.has(ds.type)) return `unsupported dataset type ${quote(ds.type)} at config.data.datasets[${i}]`;
+    if (!TYPE_SET.has(ds.type)) return `unsupported dataset type ${quote(ds.type)} at config.data.datasets[${i}]`;
   }
   return null;
 }

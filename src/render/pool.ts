@@ -347,6 +347,29 @@ export class PagePool {
     }
   }
 
+  /**
+   * A document (an invoice) printed to PDF by the same browser: a fresh page outside the pool,
+   * JavaScript off and every request blocked (data: URLs aside), closed afterwards.
+   */
+  async pdfFromHtml(html: string, timeoutMs = 15000): Promise<Buffer> {
+    if (this.closing) throw new RenderError('busy', 'shutting down');
+    const lb = await this.browser();
+    const page: Page = await withDeadline(lb.browser.newPage(), timeoutMs, 'new page');
+    try {
+      await page.setJavaScriptEnabled(false);
+      await page.setRequestInterception(true);
+      page.on('request', (req) => {
+        const p = req.url().startsWith('data:') ? req.continue() : req.abort('blockedbyclient');
+        void p.catch(() => {});
+      });
+      await withDeadline(page.setContent(html, { waitUntil: 'load' }), timeoutMs, 'document load');
+      const pdf = await withDeadline(page.pdf({ format: 'A4', printBackground: true }), timeoutMs, 'pdf');
+      return Buffer.from(pdf);
+    } finally {
+      await withDeadline(page.close(), 3000, 'page close').catch(() => {});
+    }
+  }
+
   private async giveBack(rp: RenderPage, reset: boolean): Promise<void> {
     try {
       if (rp.dead || rp.renders >= rp.maxRenders) {

@@ -14,14 +14,22 @@ export interface ChartFields {
   backgroundColor?: unknown;
 }
 
-export interface UsageRecorder {
-  /** Called before rendering: throws when the caller may not generate now (quota, trial cap). */
-  admit(auth: AuthContext): Promise<void>;
-  /** Called after a successful generation. */
-  record(auth: AuthContext, renderMs: number): Promise<void>;
+/** One admitted generation: exactly one of commit (it succeeded: count it) or release (it failed). */
+export interface UsageTicket {
+  commit(outcome: { renderMs: number; cacheHit?: boolean }): Promise<void>;
+  release(): Promise<void>;
 }
 
-export const noUsage: UsageRecorder = { admit: async () => {}, record: async () => {} };
+export interface UsageRecorder {
+  /**
+   * Called before rendering: reserves one generation atomically, or throws when the caller may
+   * not generate now (429 trial_limit_reached). The single place generations are admitted.
+   */
+  admit(auth: AuthContext): Promise<UsageTicket>;
+}
+
+const noTicket: UsageTicket = { commit: async () => {}, release: async () => {} };
+export const noUsage: UsageRecorder = { admit: async () => noTicket };
 
 export function buildRenderRequest(auth: AuthContext, f: ChartFields): RenderRequest {
   const config = parseChartConfig(f.chart ?? f.c, f.chart !== undefined ? 'chart' : 'c');
@@ -46,11 +54,27 @@ export class ChartService {
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
   async renderForCaller(auth: AuthContext, fields: ChartFields): Promise<RenderedImage> {
+    return this.generate(auth, fields, async (_req, img) => img);
+  }
+
+  /**
+   * One generation whose result `keep` handles before it is counted (POST /v1/chart/create
+   * stores the request and image there): when keeping fails, nothing is counted.
+   */
+  async generate<T>(auth: AuthContext, fields: ChartFields, keep: (req: RenderRequest, img: RenderedImage) => Promise<T>): Promise<T> {
     if (auth.account.status !== 'active') throw forbidden(`account is ${auth.account.status}: new charts are disabled`);
     const req = buildRenderRequest(auth, fields);
-    await this.usage.admit(auth);
-    const img = await this.renderer.render(req);
-    await this.usage.record(auth, img.renderMs);
-    return img;
+    const ticket = await this.usage.admit(auth);
+    let kept: T;
+    let img: RenderedImage;
+    try {
+      img = await this.renderer.render(req);
+      kept = await keep(req, img);
+    } catch (err) {
+      await ticket.release();
+      throw err;
+    }
+    await ticket.commit({ renderMs: img.renderMs });
+    return kept;
   }
 }

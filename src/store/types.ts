@@ -1,6 +1,8 @@
 // The Store interface: Promise-returning, so a PostgreSQL (or Redis for counters)
 // implementation can replace SQLite without touching the services.
 import type { PlanName } from '../chart/plans.js';
+import type { MeteringStores } from './metering.js';
+import type { RenderRequest } from '../chart/request.js';
 
 export type AccountStatus = 'active' | 'suspended' | 'cancelled' | 'terminated';
 export type KeyKind = 'live' | 'trial' | 'test';
@@ -65,11 +67,65 @@ export interface ImageStore {
   purgeExpired(now: number): Promise<number>;
 }
 
-export interface Store {
+/** A short chart (POST /v1/chart/create): the normalised request, so it can be re-rendered. */
+export interface ChartRecord {
+  id: string;
+  accountId: string;
+  keyId: string;
+  request: RenderRequest;
+  /** requestDigest(request) */
+  digest: string;
+  createdAt: number;
+}
+
+export interface ChartStore {
+  create(c: ChartRecord): Promise<void>;
+  find(id: string): Promise<ChartRecord | null>;
+}
+
+/** Per-chart counters, as stored and as added by one batched write. */
+export interface ChartMetricsRow {
+  chartId: string;
+  hitCount: number;
+  errorCount: number;
+  renderCount: number;
+  /** Sum of render times, ms. */
+  renderMsTotal: number;
+  /** ms since epoch; null = never. */
+  lastAccessed: number | null;
+}
+
+export interface ChartMetricsStore {
+  /** Adds each row's counters to the chart's (lastAccessed: the later wins); rows of unknown charts are ignored. */
+  addBatch(rows: readonly ChartMetricsRow[]): Promise<void>;
+  find(chartId: string): Promise<ChartMetricsRow | null>;
+}
+
+/** Outcome of one OpenRenderWindows.take(). */
+export interface WindowTake {
+  allowed: boolean;
+  /** Renders counted in the window, this one included when allowed. */
+  used: number;
+  /** When refused: ms until a slot frees; 0 when allowed. */
+  retryAfterMs: number;
+}
+
+/** Sliding windows of the open endpoint's cache-miss renders, per client (IP or IPv6 /64). */
+export interface OpenRenderWindows {
+  /** Atomically: when fewer than `limit` renders of `client` fall in (now - windowMs, now], records one at `now`. */
+  take(client: string, now: number, windowMs: number, limit: number): Promise<WindowTake>;
+  /** Forgets every render at or before `before`; returns how many. */
+  purge(before: number): Promise<number>;
+}
+
+export interface Store extends MeteringStores {
   readonly images: ImageStore;
   readonly accounts: AccountStore;
   readonly keys: KeyStore;
   readonly sessions: SessionStore;
+  readonly openWindows: OpenRenderWindows;
+  readonly charts: ChartStore;
+  readonly chartMetrics: ChartMetricsStore;
   /** Round trip to the store, ms (status endpoint's kvLatency). */
   ping(): Promise<number>;
   close(): Promise<void>;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { startServer, type Running } from '../../src/main.js';
+import { startServer, type Running, type StartOptions } from '../../src/main.js';
 import type { Clock } from '../../src/services/accounts.js';
 import type { PlanName } from '../../src/chart/plans.js';
 
@@ -21,10 +21,10 @@ export interface TestServer extends Running {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, opts: { clock?: Clock } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, opts: { clock?: Clock } & Omit<StartOptions, 'log' | 'clock'> = {}): Promise<TestServer> {
   const config = testConfig(overrides);
   const log = createLogger(process.env.TEST_LOG_LEVEL ? (process.env.TEST_LOG_LEVEL as Config['logLevel']) : 'silent', process.stderr);
-  const running = await startServer(config, { log, clock: opts.clock });
+  const running = await startServer(config, { ...opts, log, clock: opts.clock });
   return Object.assign(running, {
     config,
     account: (plan: PlanName = 'starter') => running.deps.accounts.createAccount(plan, null),

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { AppDeps } from '../../app.js';
 import { apiKeyAuth } from '../auth.js';
+import { rateLimit } from '../rateLimit.js';
 import { validate } from '../validate.js';
 import { chartRequestBodySchema, chartRequestQuerySchema } from '../schemas/chart.js';
 import type { RenderedImage } from '../../services/render.js';
@@ -14,10 +15,10 @@ export function sendImage(ctx: Context, img: RenderedImage): void {
 }
 
 export function chartRoutes(router: Router, deps: AppDeps): void {
-  router.get('/v1/chart', apiKeyAuth(deps.accounts, { allowSigned: true }), validate(chartRequestQuerySchema, 'query'), async (ctx) => {
+  router.get('/v1/chart', apiKeyAuth(deps.accounts, { allowSigned: true }), rateLimit(deps), validate(chartRequestQuerySchema, 'query'), async (ctx) => {
     sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input));
   });
-  router.post('/v1/chart', apiKeyAuth(deps.accounts), validate(chartRequestBodySchema, 'body'), async (ctx) => {
+  router.post('/v1/chart', apiKeyAuth(deps.accounts), rateLimit(deps), validate(chartRequestBodySchema, 'body'), async (ctx) => {
     sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input));
   });
 }

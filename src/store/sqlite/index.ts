@@ -2,6 +2,9 @@ import type { Store } from '../types.js';
 import { openDatabase, type DB } from './db.js';
 import { sqliteAccounts, sqliteKeys, sqliteSessions } from './accounts.js';
 import { sqliteImages } from './images.js';
+import { sqliteMetering } from './metering.js';
+import { sqliteOpenWindows } from './openWindows.js';
+import { sqliteChartMetrics, sqliteCharts } from './charts.js';
 
 export interface SqliteStore extends Store {
   readonly db: DB;
@@ -18,6 +21,10 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     accounts: sqliteAccounts(db),
     keys: sqliteKeys(db),
     sessions: sqliteSessions(db),
+    ...sqliteMetering(db),
+    openWindows: sqliteOpenWindows(db),
+    charts: sqliteCharts(db),
+    chartMetrics: sqliteChartMetrics(db),
     async ping() {
       const t = process.hrtime.bigint();
       ping.get();

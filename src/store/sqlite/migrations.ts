@@ -40,10 +40,140 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX images_expires ON images(expires_at);
   `,
-  // 3: reserved for short charts and per-chart metrics (issue 3)
-  `SELECT 1;`,
-  // 4: reserved for usage, rate-limit windows, trials, billing and webhooks (issue 5)
-  `SELECT 1;`,
-  // 5: reserved for the open endpoint's per-IP windows (issue 4)
-  `SELECT 1;`,
+  // 3: short charts (the normalised request behind each id) and their metrics
+  `
+  CREATE TABLE charts (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    key_id TEXT NOT NULL,
+    request_json TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX charts_account ON charts(account_id);
+  CREATE TABLE chart_metrics (
+    chart_id TEXT PRIMARY KEY REFERENCES charts(id) ON DELETE CASCADE,
+    hit_count INTEGER NOT NULL DEFAULT 0,
+    error_count INTEGER NOT NULL DEFAULT 0,
+    render_count INTEGER NOT NULL DEFAULT 0,
+    render_ms_total REAL NOT NULL DEFAULT 0,
+    last_accessed INTEGER
+  );
+  `,
+  // 4: usage counters, rate-limit windows, trial sign-ups, billing and the outbox (issue 5)
+  `
+  CREATE TABLE usage_counters (
+    account_id TEXT NOT NULL,
+    period_start INTEGER NOT NULL, -- billing period start (ms); 0 = a trial's whole life
+    used INTEGER NOT NULL DEFAULT 0,
+    reserved INTEGER NOT NULL DEFAULT 0, -- admitted, still rendering
+    PRIMARY KEY (account_id, period_start)
+  ) WITHOUT ROWID;
+  CREATE TABLE usage_daily (
+    account_id TEXT NOT NULL,
+    day INTEGER NOT NULL, -- days since the epoch (UTC)
+    requests INTEGER NOT NULL DEFAULT 0,
+    succeeded INTEGER NOT NULL DEFAULT 0,
+    renders INTEGER NOT NULL DEFAULT 0,
+    render_ms REAL NOT NULL DEFAULT 0,
+    cache_hits INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, day)
+  ) WITHOUT ROWID;
+  CREATE TABLE usage_thresholds (
+    account_id TEXT NOT NULL,
+    period_start INTEGER NOT NULL,
+    threshold INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, period_start, threshold)
+  ) WITHOUT ROWID;
+  CREATE TABLE rate_windows (
+    subject TEXT PRIMARY KEY,
+    tokens REAL NOT NULL,
+    refilled_at INTEGER NOT NULL,
+    hour_start INTEGER NOT NULL,
+    hour_count INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE trial_signups (
+    ip_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    account_id TEXT
+  );
+  CREATE INDEX trial_signups_ip ON trial_signups(ip_hash, created_at);
+  CREATE TABLE billing (
+    account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    cycle TEXT NOT NULL,
+    period_start INTEGER NOT NULL,
+    period_end INTEGER NOT NULL,
+    period_plan TEXT NOT NULL,
+    billed_plan TEXT NOT NULL,
+    pending_cycle TEXT,
+    cancel_at_period_end INTEGER NOT NULL DEFAULT 0,
+    read_only_until INTEGER,
+    payment_failed_at INTEGER,
+    dunning_stage INTEGER NOT NULL DEFAULT 0,
+    webhook_url TEXT,
+    custom_charts INTEGER,
+    custom_per_minute INTEGER,
+    custom_per_hour INTEGER,
+    custom_burst INTEGER,
+    custom_price_pence INTEGER
+  );
+  CREATE TABLE billing_lines (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    period_start INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    description TEXT NOT NULL,
+    amount_pence INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX billing_lines_account ON billing_lines(account_id, period_start);
+  CREATE TABLE invoices (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    issued_at INTEGER NOT NULL,
+    period_start INTEGER NOT NULL,
+    period_end INTEGER NOT NULL,
+    plan TEXT NOT NULL,
+    cycle TEXT NOT NULL,
+    lines TEXT NOT NULL,
+    total_pence INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    paid_at INTEGER,
+    UNIQUE (account_id, period_start)
+  );
+  CREATE INDEX invoices_account ON invoices(account_id, issued_at);
+  CREATE TABLE billing_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT
+  );
+  CREATE INDEX billing_events_account ON billing_events(account_id, id);
+  CREATE TABLE outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL, -- webhook | email
+    account_id TEXT NOT NULL,
+    target TEXT NOT NULL, -- URL or e-mail address
+    subject TEXT,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending', -- pending | delivered | failed
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    delivered_at INTEGER
+  );
+  CREATE INDEX outbox_due ON outbox(status, next_attempt_at);
+  `,
+  // 5: the open endpoint's per-client render windows: one row per admitted cache-miss render
+  `
+  CREATE TABLE open_renders (
+    client TEXT NOT NULL, -- IPv4 address or IPv6 /64 prefix
+    at INTEGER NOT NULL -- ms since epoch
+  );
+  CREATE INDEX open_renders_client_at ON open_renders(client, at);
+  CREATE INDEX open_renders_at ON open_renders(at);
+  `,
 ];

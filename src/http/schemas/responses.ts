@@ -1,0 +1,144 @@
+// JSON Schemas of the JSON response bodies (SPEC "Resources and their fields") that no other
+// schema file defines (ShortChart and ChartMetrics live in shortCharts.ts). The OpenAPI
+// document is built from these, and the contract tests validate real responses with them.
+const isoTimestamp = { type: 'string', format: 'date-time' } as const;
+
+export const errorObjectSchema = {
+  $id: 'ErrorObject',
+  type: 'object',
+  description: 'Every error response. `error` is one of the codes in SPEC "Errors".',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'string',
+      enum: [
+        'invalid_input', 'chart_required', 'invalid_dimensions', 'unauthorized', 'invalid_session', 'forbidden', 'not_found',
+        'rate_limit_exceeded', 'trial_limit_reached', 'internal_error', 'render_failed', 'url_too_long', 'config_too_large',
+        'invalid_config', 'rate_limited', 'service_unavailable',
+      ],
+      description: 'Error code.',
+    },
+    detail: { type: 'string', description: 'Human-readable explanation, naming the field at fault.' },
+  },
+} as const;
+
+export const statusSchema = {
+  $id: 'Status',
+  type: 'object',
+  description: 'Health of the service. `healthy` only when the page pool can render now; otherwise `degraded` with a reason (still 200).',
+  required: ['status', 'oauth'],
+  properties: {
+    status: { type: 'string', enum: ['healthy', 'degraded'] },
+    reason: { type: 'string', description: 'Why the service is degraded (only when it is).' },
+    buildHash: { type: 'string', description: 'Build identifier: the git commit of the build.' },
+    kvLatency: { type: 'number', description: 'Round trip to the store, milliseconds.' },
+    oauth: {
+      type: 'object',
+      required: ['google'],
+      properties: { google: { type: 'boolean', description: 'Whether Google OAuth is configured (GOOGLE_CLIENT_ID).' } },
+    },
+    timestamp: { ...isoTimestamp, description: 'When this report was made.' },
+  },
+} as const;
+
+export const automationResultSchema = {
+  $id: 'AutomationResult',
+  type: 'object',
+  description: 'The 201 body of the automation-style (Zapier-style) endpoints.',
+  required: ['chart_url', 'chart_id', 'download_url', 'preview_url', 'format', 'width', 'height'],
+  properties: {
+    chart_url: { type: 'string', format: 'uri', description: 'Permanent short URL of the image ({base_url}/v1/chart/<chart_id>).' },
+    chart_id: { type: 'string', description: 'Chart id.' },
+    download_url: { type: 'string', format: 'uri', description: 'The image served as an attachment (Content-Disposition: attachment).' },
+    preview_url: { type: 'string', format: 'uri', description: 'An HTML page showing the image.' },
+    format: { type: 'string', enum: ['png', 'svg'] },
+    width: { type: 'number' },
+    height: { type: 'number' },
+  },
+} as const;
+
+export const usageAnalyticsSchema = {
+  $id: 'UsageAnalytics',
+  type: 'object',
+  required: ['currentUsage', 'quickStats'],
+  properties: {
+    currentUsage: {
+      type: 'object',
+      required: ['period', 'count', 'limit', 'remaining', 'resetTime'],
+      properties: {
+        period: { type: 'string', description: 'The billing period (month).' },
+        count: { type: 'integer', minimum: 0 },
+        limit: { type: 'integer', description: 'Generations allowed in the period.' },
+        remaining: { type: 'integer' },
+        resetTime: isoTimestamp,
+      },
+    },
+    quickStats: {
+      type: 'object',
+      required: ['totalRequests', 'successRate', 'averageRenderTime', 'cacheHitRate'],
+      properties: {
+        totalRequests: { type: 'integer', minimum: 0 },
+        successRate: { type: 'number', minimum: 0, maximum: 100, description: 'Percent.' },
+        averageRenderTime: { type: 'number', minimum: 0, description: 'Milliseconds.' },
+        cacheHitRate: { type: 'number', minimum: 0, maximum: 100, description: 'Percent.' },
+      },
+    },
+  },
+} as const;
+
+export const billingInfoSchema = {
+  $id: 'BillingInfo',
+  type: 'object',
+  required: ['plan', 'billing_cycle', 'usage_limit', 'current_usage', 'billing_period_start', 'billing_period_end', 'next_billing_date', 'amount_due'],
+  properties: {
+    plan: { type: 'string', description: 'trial, starter, growth or enterprise.' },
+    billing_cycle: { type: 'string', enum: ['monthly', 'annual'] },
+    usage_limit: { type: ['integer', 'null'], description: 'Generations per period (null: custom/unlimited).' },
+    current_usage: { type: 'integer', minimum: 0 },
+    billing_period_start: isoTimestamp,
+    billing_period_end: isoTimestamp,
+    next_billing_date: isoTimestamp,
+    amount_due: { type: 'number', description: 'GBP.' },
+  },
+} as const;
+
+export const invoiceListSchema = {
+  $id: 'InvoiceList',
+  type: 'object',
+  required: ['invoices'],
+  properties: {
+    invoices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'date', 'amount', 'status', 'download_url'],
+        properties: {
+          id: { type: 'string' },
+          date: isoTimestamp,
+          amount: { type: 'number', description: 'GBP.' },
+          status: { type: 'string', description: 'paid is one value.' },
+          download_url: { type: 'string', format: 'uri', description: '{base_url}/billing/invoices/<invoice_id>/pdf' },
+        },
+      },
+    },
+  },
+} as const;
+
+export const trialKeySchema = {
+  $id: 'TrialKey',
+  type: 'object',
+  required: ['api_key'],
+  properties: {
+    api_key: { type: 'string', pattern: '^trial_', description: 'Valid 30 days; 100 chart generations in total.' },
+  },
+} as const;
+
+export const responseSchemas = [
+  errorObjectSchema,
+  statusSchema,
+  automationResultSchema,
+  usageAnalyticsSchema,
+  billingInfoSchema,
+  invoiceListSchema,
+  trialKeySchema,
+] as const;

@@ -1,0 +1,83 @@
+// Automation-style (Zapier-style) charts: simple inputs -> a Chart.js config (pure, in
+// chart/automation.ts) -> a permanent short chart (one generation, through the same path
+// as POST /v1/chart/create) -> the seven URLs and fields SPEC names.
+import { AUTOMATION_BUILDERS, type AutomationChart, type AutomationKind } from '../chart/automation.js';
+import { AppError, invalidInput, notFound } from '../errors.js';
+import type { Format } from '../chart/plans.js';
+import type { ChartStore } from '../store/types.js';
+import type { AuthContext } from './accounts.js';
+import type { ServedChart, ShortChartService } from './shortCharts.js';
+
+export interface AutomationResult {
+  chart_url: string;
+  chart_id: string;
+  download_url: string;
+  preview_url: string;
+  format: 'png' | 'svg';
+  width: number;
+  height: number;
+}
+
+export interface ChartPreview {
+  id: string;
+  format: Format;
+  width: number;
+  height: number;
+  /** Paths, relative to the service root. */
+  imageUrl: string;
+  downloadUrl: string;
+}
+
+type Inputs = { [K in AutomationKind]: Parameters<(typeof AUTOMATION_BUILDERS)[K]>[0] };
+
+export const downloadUrl = (base: string, id: string) => `${base}/v1/chart/${id}/download`;
+export const previewUrl = (base: string, id: string) => `${base}/v1/chart/${id}/preview`;
+
+export class AutomationService {
+  constructor(
+    private readonly shortCharts: Pick<ShortChartService, 'create' | 'serve'>,
+    private readonly store: { readonly charts: Pick<ChartStore, 'find'> },
+    private readonly publicBaseUrl: string,
+  ) {}
+
+  async create<K extends AutomationKind>(auth: AuthContext, kind: K, input: Inputs[K]): Promise<AutomationResult> {
+    const built = (AUTOMATION_BUILDERS[kind] as (i: Inputs[K]) => AutomationChart)(input);
+    let short;
+    try {
+      short = await this.shortCharts.create(auth, built);
+    } catch (err) {
+      // CONTRACT §2: every bad input of these endpoints is invalid_input (e.g. a size over the plan's cap).
+      if (err instanceof AppError && (err.code === 'invalid_dimensions' || err.code === 'chart_required')) throw invalidInput(err.detail ?? err.code);
+      throw err;
+    }
+    return {
+      chart_url: short.url,
+      chart_id: short.id,
+      download_url: downloadUrl(this.publicBaseUrl, short.id),
+      preview_url: previewUrl(this.publicBaseUrl, short.id),
+      format: built.format,
+      width: built.width,
+      height: built.height,
+    };
+  }
+
+  /** The image of a short chart, for download (no credentials, not a generation). */
+  download(id: string): Promise<ServedChart> {
+    return this.shortCharts.serve(id);
+  }
+
+  /** What the preview page shows; unknown id -> 404 (without counting a hit on the image). */
+  async preview(id: string): Promise<ChartPreview> {
+    const rec = /^[A-Za-z0-9_-]{16,64}$/.test(id) ? await this.store.charts.find(id) : null;
+    if (!rec) throw notFound('no such chart');
+    return {
+      id,
+      format: rec.request.format,
+      width: rec.request.width,
+      height: rec.request.height,
+      // Relative: the page works under whatever host it was reached by.
+      imageUrl: `/v1/chart/${id}`,
+      downloadUrl: downloadUrl('', id),
+    };
+  }
+}

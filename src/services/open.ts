@@ -1,0 +1,153 @@
+// The open (unauthenticated) render use case: normalise and gate the request, serve it from
+// the image cache when possible, otherwise admit it against the caller's per-hour window of
+// cache-miss renders and render it watermarked, without functions.
+//
+// Decisions
+// - Cache key: a digest of the normalised request ("open:" + requestDigest), so two URLs that
+//   differ only in parameter order, JSON key order or unknown parameters share one image.
+// - TTL 30 days: the persistent tier cannot be grown without bound by anonymous traffic,
+//   while the rendering is deterministic (toDataURL is byte-identical across renders), so an
+//   image re-rendered after expiry has the same bytes and ETag as before.
+// - What counts: every render this service starts, once it passed the pure checks, whether
+//   it then succeeds or fails (a failing config costs the box as much as a good one). Cache
+//   hits are free, and so is a request that joins a render of the same image already in
+//   flight (it costs nothing more); checks before the window (gate, sizes) are free too.
+// - Client: the IP Koa reports (the socket address, or the right-most X-Forwarded-For entry
+//   when TRUST_PROXY). IPv4-mapped IPv6 is IPv4; other IPv6 addresses count per /64, the
+//   block one subscriber usually holds, so rotating through it gains nothing.
+import { isIP } from 'node:net';
+import { playgroundUrl, parseOpenQuery, type OpenChartQuery } from '../chart/open.js';
+import { requestDigest, type RenderRequest } from '../chart/request.js';
+import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';
+import type { OpenRenderWindows, StoredImage } from '../store/types.js';
+import type { Clock } from './accounts.js';
+import type { ImageCache } from './imageCache.js';
+import type { RenderService } from './render.js';
+
+export type OpenCacheTier = 'edge' | 'r2' | 'miss';
+
+export interface OpenImage {
+  body: Buffer;
+  contentType: string;
+  etag: string;
+  /** edge = memory tier, r2 = persistent tier, miss = rendered for this request. */
+  tier: OpenCacheTier;
+  /** The playground link that opens this chart: X-Edit-Url and Link rel=edit. */
+  editUrl: string;
+}
+
+export interface OpenServiceOptions {
+  rendersPerHour: number;
+  publicBaseUrl: string;
+  /** How long an open image stays in the cache; default 30 days. */
+  cacheTtlMs?: number;
+}
+
+export const OPEN_WINDOW_MS = 3_600_000;
+export const OPEN_CACHE_TTL_MS = 30 * 86_400_000;
+const PURGE_EVERY_MS = 10 * 60_000;
+
+export class OpenChartService {
+  /** Renders of this service in flight, by cache key: later identical requests wait for them for free. */
+  private readonly pending = new Map<string, Promise<StoredImage>>();
+  private lastPurge = 0;
+
+  constructor(
+    private readonly renderer: RenderService,
+    private readonly cache: ImageCache,
+    private readonly windows: OpenRenderWindows,
+    private readonly clock: Clock,
+    private readonly opts: OpenServiceOptions,
+  ) {}
+
+  async render(query: OpenChartQuery, clientIp: string): Promise<OpenImage> {
+    const req = parseOpenQuery(query);
+    const key = `open:${requestDigest(req.render)}`;
+    const editUrl = playgroundUrl(this.opts.publicBaseUrl, req);
+    const hit = await this.cache.get(key);
+    if (hit) {
+      const { body, contentType, etag } = hit.image;
+      return { body, contentType, etag, tier: hit.tier === 'memory' ? 'edge' : 'r2', editUrl };
+    }
+    let inFlight = this.pending.get(key);
+    if (!inFlight) {
+      await this.admit(clientKey(clientIp));
+      // another request may have started the same render while the window was checked
+      inFlight = this.pending.get(key) ?? this.start(key, req.render);
+    }
+    const image = await inFlight;
+    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
+  }
+
+  private async admit(client: string): Promise<void> {
+    const now = this.clock.now();
+    if (now - this.lastPurge > PURGE_EVERY_MS) {
+      this.lastPurge = now;
+      await this.windows.purge(now - OPEN_WINDOW_MS);
+    }
+    const take = await this.windows.take(client, now, OPEN_WINDOW_MS, this.opts.rendersPerHour);
+    if (!take.allowed) {
+      throw rateLimited(take.retryAfterMs / 1000, `at most ${this.opts.rendersPerHour} new renders per hour from one address; cached images are still served`);
+    }
+  }
+
+  private start(key: string, req: RenderRequest): Promise<StoredImage> {
+    const p = (async () => {
+      try {
+        const img = await this.renderer.render(req);
+        return await this.cache.put(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS);
+      } catch (err) {
+        throw openRenderError(err);
+      } finally {
+        this.pending.delete(key);
+      }
+    })();
+    this.pending.set(key, p);
+    return p;
+  }
+}
+
+/** The open endpoint's own codes: Chart.js refusing the config is invalid_config; any other
+ *  client error passes; an unexpected failure is render_failed (the cause stays for the log). */
+function openRenderError(err: unknown): unknown {
+  if (err instanceof AppError) {
+    if (err.code === 'invalid_input') return invalidConfig(err.detail ?? 'the config could not be rendered');
+    return err;
+  }
+  const e = renderFailed('the renderer failed; please retry');
+  Object.defineProperty(e, 'cause', { value: err });
+  return e;
+}
+
+/** The identity a window is kept for: an IPv4 address, or the /64 of an IPv6 address. */
+export function clientKey(ip: string): string {
+  let a = ip.trim();
+  const zone = a.indexOf('%');
+  if (zone >= 0) a = a.slice(0, zone);
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(a);
+  if (mapped) a = mapped[1]!;
+  switch (isIP(a)) {
+    case 4:
+      return a;
+    case 6:
+      return `${expandIpv6(a).slice(0, 4).join(':')}::/64`;
+    default:
+      // not an address (a misconfigured proxy header): bounded, so it cannot bloat the table
+      return `other:${a.slice(0, 64)}`;
+  }
+}
+
+/** Eight lower-case hextets without leading zeros, "::" expanded (embedded IPv4 converted). */
+function expandIpv6(a: string): string[] {
+  let s = a.toLowerCase();
+  const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (v4) {
+    const [b1, b2, b3, b4] = v4.slice(1).map(Number) as [number, number, number, number];
+    s = s.slice(0, v4.index) + `${((b1 << 8) | b2).toString(16)}:${((b3 << 8) | b4).toString(16)}`;
+  }
+  const [head = '', tail] = s.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const fill = tail !== undefined ? Array<string>(8 - left.length - right.length).fill('0') : [];
+  return [...left, ...fill, ...right].map((h) => (parseInt(h, 16) || 0).toString(16));
+}

@@ -1,0 +1,124 @@
+// GET /v1/status: is the service able to render right now? Healthy only when the browser is
+// connected, the pool has live pages and a tiny probe render (run only when a page is idle,
+// with a short deadline, its result reused for a few seconds) succeeded. Never waits behind
+// real work: a busy pool is judged by its figures and the last probe.
+import type { PageRequest, PageResult, PoolStats } from '../render/pool.js';
+import type { Clock } from './accounts.js';
+import { systemClock } from './accounts.js';
+
+export interface StatusReport {
+  status: 'healthy' | 'degraded';
+  reason?: string;
+  buildHash: string;
+  /** Round trip to the store, ms. */
+  kvLatency: number;
+  oauth: { google: boolean };
+  timestamp: string;
+}
+
+/** What the status check needs of the pool. */
+export interface ProbePool {
+  stats(): PoolStats;
+  render(req: PageRequest): Promise<PageResult>;
+}
+
+export interface StatusOptions {
+  buildHash: string;
+  googleOAuth: boolean;
+  /** How long a probe result is reused, ms. */
+  probeTtlMs?: number;
+  /** Longest a probe may take before the pool counts as unable to render, ms. */
+  probeDeadlineMs?: number;
+}
+
+const PROBE: PageRequest = {
+  config: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { animation: false } },
+  width: 16,
+  height: 16,
+  format: 'png',
+  backgroundColor: null,
+  allowFunctions: false,
+  watermark: null,
+};
+
+interface ProbeResult {
+  ok: boolean;
+  reason?: string;
+  at: number;
+}
+
+export class StatusService {
+  private last: ProbeResult | null = null;
+  private running: Promise<ProbeResult> | null = null;
+
+  constructor(
+    private readonly pool: ProbePool,
+    private readonly store: { ping(): Promise<number> },
+    private readonly opts: StatusOptions,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  async report(): Promise<StatusReport> {
+    const [health, kvLatency] = await Promise.all([this.health(), this.kvLatency()]);
+    const report: StatusReport = {
+      status: health.ok ? 'healthy' : 'degraded',
+      buildHash: this.opts.buildHash,
+      kvLatency: kvLatency.ms,
+      oauth: { google: this.opts.googleOAuth },
+      timestamp: new Date(this.clock.now()).toISOString(),
+    };
+    const reason = health.ok ? kvLatency.reason : health.reason;
+    if (kvLatency.reason) report.status = 'degraded';
+    if (reason) report.reason = reason;
+    return report;
+  }
+
+  private async kvLatency(): Promise<{ ms: number; reason?: string }> {
+    try {
+      const ms = await this.store.ping();
+      return { ms: Math.round(ms * 1000) / 1000 };
+    } catch (err) {
+      return { ms: -1, reason: `store unreachable: ${(err as Error).message}` };
+    }
+  }
+
+  private async health(): Promise<{ ok: boolean; reason?: string }> {
+    const s = this.pool.stats();
+    if (!s.browserConnected) return { ok: false, reason: 'browser not connected' };
+    if (s.available + s.borrowed < 1) return { ok: false, reason: 'no live render pages' };
+    const ttl = this.opts.probeTtlMs ?? 5000;
+    // Probe timing is wall time, not the service clock (tests may freeze that one).
+    const now = performance.now();
+    const fresh = this.last && now - this.last.at < ttl ? this.last : null;
+    if (fresh) return fresh;
+    if (s.available < 1) {
+      // Every page is busy: probing would queue behind real renders. Busy is not broken;
+      // the last probe (however old) says whether renders were completing.
+      return this.last && !this.last.ok ? this.last : { ok: true };
+    }
+    return this.probe();
+  }
+
+  private probe(): Promise<ProbeResult> {
+    this.running ??= (async () => {
+      const deadline = this.opts.probeDeadlineMs ?? 3000;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          this.pool.render(PROBE),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`probe render took longer than ${deadline} ms`)), deadline);
+          }),
+        ]);
+        this.last = { ok: true, at: performance.now() };
+      } catch (err) {
+        this.last = { ok: false, reason: `probe render failed: ${(err as Error).message}`, at: performance.now() };
+      } finally {
+        clearTimeout(timer);
+        this.running = null;
+      }
+      return this.last;
+    })();
+    return this.running;
+  }
+}

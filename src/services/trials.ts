@@ -1,0 +1,33 @@
+// POST /signup/anon: a trial account and its trial_ key, one per client address per 30 days.
+// The address is stored only as a hash.
+import { rateLimitExceeded } from '../errors.js';
+import type { Store } from '../store/types.js';
+import type { AccountService, Clock } from './accounts.js';
+import { TRIAL_DAYS } from './accounts.js';
+import { hashSecret } from './credentials.js';
+
+const DAY_MS = 86_400_000;
+
+export class TrialService {
+  constructor(
+    private readonly store: Store,
+    private readonly accounts: AccountService,
+    private readonly clock: Clock,
+  ) {}
+
+  async signup(ip: string): Promise<{ api_key: string }> {
+    const now = this.clock.now();
+    const claim = await this.store.trials.claim(hashSecret('trial-ip:' + ip), now, TRIAL_DAYS * DAY_MS);
+    if (!claim.ok) {
+      throw rateLimitExceeded((claim.retryAt - now) / 1000, `one trial key per IP address per ${TRIAL_DAYS} days`);
+    }
+    try {
+      const created = await this.accounts.createAccount('trial', null);
+      await this.store.trials.attach(claim.claimId, created.account_id);
+      return { api_key: created.api_key };
+    } catch (err) {
+      await this.store.trials.drop(claim.claimId);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,176 @@
+// Usage: the one place generations are admitted and counted (UsageRecorder), the per-account
+// rate limits, the usage_threshold notifications and the usage analytics.
+//
+// Counting is exact under concurrency: admit() reserves a generation atomically in the store
+// (trial: only while used + reserved < 100), commit() turns the reservation into a count, and
+// release() drops it when the render failed. pk_test_ keys are never counted.
+import { forbidden, rateLimitExceeded, trialLimitReached } from '../errors.js';
+import type { RateDecision } from '../chart/rateLimit.js';
+import type { Account, Store } from '../store/types.js';
+import type { OutboxItem } from '../store/metering.js';
+import type { AuthContext, Clock } from './accounts.js';
+import { DAY_MS, UNLIMITED, email, type BillingService } from './billing.js';
+import type { UsageRecorder, UsageTicket } from './charts.js';
+
+/** Percentages of the monthly allowance that send usage_threshold (webhook), once each per period. */
+export const THRESHOLDS = [80, 95, 100] as const;
+/** Marker for the "overage started" e-mail (first generation beyond the allowance). */
+const OVERAGE_MARK = 101;
+
+export interface UsageAnalytics {
+  currentUsage: { period: string; count: number; limit: number; remaining: number; resetTime: string };
+  quickStats: { totalRequests: number; successRate: number; averageRenderTime: number; cacheHitRate: number };
+}
+
+const noTicket: UsageTicket = { commit: async () => {}, release: async () => {} };
+const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export class UsageService implements UsageRecorder {
+  /** Thresholds already marked in the store ("acct|period|t"): skips the store after the first time. */
+  private readonly marked = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly billing: BillingService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** At start: nothing is in flight, so reservations left by a dead process are dropped. */
+  async start(): Promise<void> {
+    await this.store.usage.clearReservations();
+  }
+
+  // ---- admission (UsageRecorder) ------------------------------------------------------
+
+  async admit(auth: AuthContext): Promise<UsageTicket> {
+    if (auth.account.status !== 'active') throw forbidden(`account is ${auth.account.status}: new charts are disabled`);
+    if (auth.key.kind === 'test') return noTicket;
+    const accountId = auth.account.id;
+    const period = await this.billing.currentPeriod(auth.account);
+    let reserved = false;
+    if (period.trial) {
+      if (!(await this.store.usage.reserve(accountId, period.start, period.limit))) throw trialLimitReached();
+      reserved = true;
+    }
+    let done = false;
+    return {
+      commit: async (outcome) => {
+        if (done) return;
+        done = true;
+        const now = this.clock.now();
+        const used = await this.store.usage.commit(accountId, period.start, reserved, dayOf(now), {
+          renderMs: outcome.renderMs,
+          cacheHit: outcome.cacheHit ?? false,
+        });
+        if (period.limit !== null) await this.checkThresholds(auth.account, period.start, period.limit, used, period.trial, now);
+      },
+      release: async () => {
+        if (done) return;
+        done = true;
+        if (reserved) await this.store.usage.release(accountId, period.start);
+      },
+    };
+  }
+
+  /** True when a trial has used all of its generations (checked before the rate limits). */
+  async trialExhausted(auth: AuthContext): Promise<boolean> {
+    if (auth.account.plan !== 'trial' || auth.key.kind === 'test') return false;
+    const { used } = await this.store.usage.get(auth.account.id, 0);
+    return used >= (auth.plan.chartsPerPeriod ?? Infinity);
+  }
+
+  // ---- rate limits --------------------------------------------------------------------
+
+  /** Limits are per account (all its keys share them): more keys do not buy more throughput. */
+  async rateCheck(auth: AuthContext, take: boolean): Promise<RateDecision> {
+    const rec = auth.account.plan === 'enterprise' ? await this.store.billing.get(auth.account.id) : null;
+    const limits = this.billing.rateLimitsFor(auth.account, rec);
+    const now = this.clock.now();
+    return take ? this.store.rateLimits.hit(auth.account.id, limits, now) : this.store.rateLimits.peek(auth.account.id, limits, now);
+  }
+
+  /** Admits one request through the trial cap and the rate limits; `headers` receives the rate-limit headers either way. */
+  async gate(auth: AuthContext, headers: (d: RateDecision) => void, generation: boolean): Promise<void> {
+    if (generation && (await this.trialExhausted(auth))) {
+      headers(await this.rateCheck(auth, false));
+      throw trialLimitReached();
+    }
+    const d = await this.rateCheck(auth, true);
+    headers(d);
+    if (!d.allowed) throw rateLimitExceeded(d.retryAfterS, `rate limit of the ${auth.plan.name} plan exceeded; retry in ${d.retryAfterS} s`);
+  }
+
+  async recordRequest(accountId: string, ok: boolean): Promise<void> {
+    await this.store.usage.recordRequest(accountId, dayOf(this.clock.now()), ok);
+  }
+
+  // ---- thresholds ---------------------------------------------------------------------
+
+  private async checkThresholds(account: Account, periodStart: number, limit: number, used: number, trial: boolean, now: number): Promise<void> {
+    if (limit <= 0) return;
+    for (const t of THRESHOLDS) {
+      if (used < Math.ceil((limit * t) / 100)) break;
+      await this.mark(account, periodStart, t, now, async () => {
+        const notes: OutboxItem[] = [];
+        const rec = await this.store.billing.get(account.id);
+        if (rec?.webhookUrl) {
+          notes.push({
+            kind: 'webhook',
+            accountId: account.id,
+            target: rec.webhookUrl,
+            subject: 'usage_threshold',
+            body: JSON.stringify({ event: 'usage_threshold', threshold: t, current_usage: used, limit, account_id: account.id }),
+          });
+        }
+        if (account.email && (t < 100 || trial)) {
+          notes.push(
+            t < 100
+              ? email(account, `You have used ${t}% of your chartshot charts`, `${used.toLocaleString('en-GB')} of ${limit.toLocaleString('en-GB')} charts used this period.`)
+              : email(account, 'Your chartshot trial is used up', `All ${limit} trial charts are used.`),
+          );
+        }
+        return notes;
+      });
+    }
+    if (!trial && used > limit && account.email) {
+      await this.mark(account, periodStart, OVERAGE_MARK, now, async () => [
+        email(account, 'chartshot overage started', `You are past your ${limit.toLocaleString('en-GB')} charts; further charts are billed as overage next cycle.`),
+      ]);
+    }
+  }
+
+  private async mark(account: Account, periodStart: number, t: number, now: number, notes: () => Promise<OutboxItem[]>): Promise<void> {
+    const k = `${account.id}|${periodStart}|${t}`;
+    if (this.marked.has(k)) return;
+    await this.store.usage.markThreshold(account.id, periodStart, t, now, await notes());
+    if (this.marked.size > 100_000) this.marked.clear();
+    this.marked.add(k);
+  }
+
+  // ---- analytics ----------------------------------------------------------------------
+
+  async analytics(account: Account, days: number): Promise<UsageAnalytics> {
+    const period = await this.billing.currentPeriod(account);
+    const { used } = await this.store.usage.get(account.id, period.start);
+    const limit = period.limit ?? UNLIMITED;
+    const today = dayOf(this.clock.now());
+    const t = await this.store.usage.totals(account.id, today - days + 1, today);
+    const generations = t.renders + t.cacheHits;
+    return {
+      currentUsage: {
+        period: period.trial ? 'trial' : new Date(period.start).toISOString().slice(0, 7),
+        count: used,
+        limit,
+        remaining: Math.max(0, limit - used),
+        resetTime: new Date(period.end).toISOString(),
+      },
+      quickStats: {
+        totalRequests: t.requests,
+        successRate: t.requests ? round1((t.succeeded / t.requests) * 100) : 0,
+        averageRenderTime: t.renders ? round1(t.renderMs / t.renders) : 0,
+        cacheHitRate: generations ? round1((t.cacheHits / generations) * 100) : 0,
+      },
+    };
+  }
+}

@@ -1,0 +1,179 @@
+// Store interfaces for usage counters, rate-limit windows, trial sign-ups, billing and the
+// outbox. Promise-returning like the rest of the Store, so counters can move to Redis and
+// billing to PostgreSQL without touching the services. Every method that checks and changes
+// a counter does both atomically.
+import type { PlanName } from '../chart/plans.js';
+import type { RateDecision, RateLimits } from '../chart/rateLimit.js';
+
+export interface UsageCount {
+  used: number;
+  reserved: number;
+}
+
+export interface RenderStat {
+  renderMs: number;
+  cacheHit: boolean;
+}
+
+export interface UsageTotals {
+  requests: number;
+  succeeded: number;
+  renders: number;
+  renderMs: number;
+  cacheHits: number;
+}
+
+export interface OutboxItem {
+  kind: 'webhook' | 'email';
+  accountId: string;
+  /** URL (webhook) or address (email). */
+  target: string;
+  subject: string | null;
+  body: string;
+}
+
+export interface OutboxRecord extends OutboxItem {
+  id: number;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+  createdAt: number;
+  deliveredAt: number | null;
+}
+
+export interface UsageStore {
+  /** Reserves one generation unless used + reserved would pass `cap` (null: no cap). */
+  reserve(accountId: string, periodStart: number, cap: number | null): Promise<boolean>;
+  /** One successful generation: used + 1 (reserved - 1 when it was reserved), plus the day's render stats. Returns used. */
+  commit(accountId: string, periodStart: number, reserved: boolean, day: number, stat: RenderStat): Promise<number>;
+  /** A reserved generation that failed: reserved - 1, nothing counted. */
+  release(accountId: string, periodStart: number): Promise<void>;
+  get(accountId: string, periodStart: number): Promise<UsageCount>;
+  /** Sets the used count (administration and tests). */
+  setUsed(accountId: string, periodStart: number, used: number): Promise<void>;
+  /** One authenticated API request and whether it succeeded (analytics). */
+  recordRequest(accountId: string, day: number, ok: boolean): Promise<void>;
+  totals(accountId: string, fromDay: number, toDay: number): Promise<UsageTotals>;
+  /** Marks a threshold of a period as reached and enqueues its notifications, both once. True the first time. */
+  markThreshold(accountId: string, periodStart: number, threshold: number, at: number, notify: OutboxItem[]): Promise<boolean>;
+  /** After a restart nothing is in flight: reservations of a dead process are dropped. */
+  clearReservations(): Promise<void>;
+}
+
+export interface RateLimitStore {
+  /** Takes one request from the subject's windows when allowed; returns the decision either way. */
+  hit(subject: string, limits: RateLimits, now: number): Promise<RateDecision>;
+  /** The decision a request would get now, without taking anything. */
+  peek(subject: string, limits: RateLimits, now: number): Promise<RateDecision>;
+}
+
+export interface TrialSignupStore {
+  /** Claims the trial of an address unless one was claimed within windowMs; else when the next is possible. */
+  claim(ipHash: string, now: number, windowMs: number): Promise<{ ok: true; claimId: number } | { ok: false; retryAt: number }>;
+  attach(claimId: number, accountId: string): Promise<void>;
+  drop(claimId: number): Promise<void>;
+}
+
+export type BillingCycle = 'monthly' | 'annual';
+
+export interface BillingRecord {
+  accountId: string;
+  cycle: BillingCycle;
+  periodStart: number;
+  periodEnd: number;
+  /** The plan whose fee this period carries (the plan at the period's start). */
+  periodPlan: PlanName;
+  /** The plan paid for now: raised by upgrades at once, lowered only at the next period. */
+  billedPlan: PlanName;
+  pendingCycle: BillingCycle | null;
+  cancelAtPeriodEnd: boolean;
+  /** Cancelled accounts: read-only until then, terminated after. */
+  readOnlyUntil: number | null;
+  paymentFailedAt: number | null;
+  /** Dunning steps done: 1 = day 1, 2 = day 3, 3 = day 7, 4 = suspended (day 10). */
+  dunningStage: number;
+  webhookUrl: string | null;
+  customCharts: number | null;
+  customPerMinute: number | null;
+  customPerHour: number | null;
+  customBurst: number | null;
+  customPricePence: number | null;
+}
+
+export interface InvoiceLine {
+  kind: 'plan' | 'proration' | 'overage' | 'credit';
+  description: string;
+  amountPence: number;
+}
+
+export interface Invoice {
+  id: string;
+  accountId: string;
+  issuedAt: number;
+  periodStart: number;
+  periodEnd: number;
+  plan: PlanName;
+  cycle: BillingCycle;
+  lines: InvoiceLine[];
+  totalPence: number;
+  status: 'open' | 'paid' | 'failed';
+  paidAt: number | null;
+}
+
+export interface BillingEvent {
+  id: number;
+  accountId: string;
+  at: number;
+  kind: string;
+  detail: string | null;
+}
+
+export interface BillingStore {
+  get(accountId: string): Promise<BillingRecord | null>;
+  /** Creates the record unless one exists; returns the stored one. */
+  ensure(rec: BillingRecord): Promise<BillingRecord>;
+  update(accountId: string, fields: Partial<Omit<BillingRecord, 'accountId'>>): Promise<void>;
+  /** Ids of every billable account (not trial, not terminated). */
+  accountIds(): Promise<string[]>;
+  addLine(accountId: string, periodStart: number, line: InvoiceLine, at: number): Promise<void>;
+  lines(accountId: string, periodStart: number): Promise<InvoiceLine[]>;
+  /**
+   * Closes the period that starts at expectedStart: stores the invoice and moves the record to
+   * `next`, atomically; false (and nothing written) when that period was already closed.
+   */
+  closePeriod(accountId: string, expectedStart: number, invoice: Invoice, next: Partial<Omit<BillingRecord, 'accountId'>>): Promise<boolean>;
+  invoices(accountId: string): Promise<Invoice[]>;
+  invoice(id: string): Promise<Invoice | null>;
+  /** Marks every open or failed invoice of the account paid; returns how many. */
+  payInvoices(accountId: string, at: number): Promise<number>;
+  failInvoices(accountId: string): Promise<number>;
+  addEvent(accountId: string, at: number, kind: string, detail?: string): Promise<void>;
+  events(accountId: string): Promise<BillingEvent[]>;
+  /** Enqueues outbox items with the event, atomically. */
+  addEventWithNotices(accountId: string, at: number, kind: string, detail: string | null, notify: OutboxItem[]): Promise<void>;
+  /**
+   * A terminated account's data: keys, sessions, usage, charts and every other row that names
+   * the account, except the account row itself, invoices and billing events (kept for the
+   * 7-year billing retention).
+   */
+  purgeAccountData(accountId: string): Promise<void>;
+}
+
+export interface OutboxStore {
+  enqueue(item: OutboxItem, at: number): Promise<number>;
+  /** Pending items of the given kinds due at `now`, oldest first. */
+  due(now: number, limit: number, kinds: readonly OutboxItem['kind'][]): Promise<OutboxRecord[]>;
+  delivered(id: number, at: number): Promise<void>;
+  /** A failed attempt: attempts + 1, retried at nextAttemptAt, or given up (status failed) when null. */
+  failed(id: number, nextAttemptAt: number | null, error: string): Promise<void>;
+  list(accountId?: string): Promise<OutboxRecord[]>;
+}
+
+export interface MeteringStores {
+  readonly usage: UsageStore;
+  readonly rateLimits: RateLimitStore;
+  readonly trials: TrialSignupStore;
+  readonly billing: BillingStore;
+  readonly outbox: OutboxStore;
+}

@@ -1,0 +1,267 @@
+// Signed GET /v1/chart URLs (CONTRACT §2) against the real server: every parameter tampered,
+// expiry, lifetime, key_id, sig placement; the CLI `sign` command; the README's snippets.
+import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { BAR, sharedServer, type TestServer } from '../helpers/server.js';
+import { decodePng, isPng } from '../helpers/images.js';
+import { countingApp, probeRenders } from '../helpers/renders.js';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Signs independently of src/: HMAC-SHA256 hex over the query string exactly as sent. */
+function signed(params: Array<[string, string]>, secret: string): string {
+  const q = new URLSearchParams(params).toString();
+  return `${q}&sig=${createHmac('sha256', secret).update(q).digest('hex')}`;
+}
+
+const nowS = () => Math.floor(Date.now() / 1000);
+
+async function errorOf(res: Response): Promise<{ status: number; error: string }> {
+  expect(res.headers.get('content-type')).to.match(/application\/json/);
+  const body = (await res.json()) as { error: string; detail?: string };
+  expect(body.detail ?? '').not.to.match(/[0-9a-f]{64}/); // never echoes a signature
+  return { status: res.status, error: body.error };
+}
+
+describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
+  let s: TestServer;
+  let acct: Awaited<ReturnType<TestServer['account']>>;
+  let other: Awaited<ReturnType<TestServer['account']>>;
+  let base: Array<[string, string]>;
+  let good: string;
+
+  before(async function () {
+    this.timeout(60000);
+    s = await sharedServer();
+    acct = await s.account('starter');
+    other = await s.account('starter');
+  });
+
+  beforeEach(() => {
+    base = [
+      ['chart', JSON.stringify({ ...BAR, data: { ...BAR.data, labels: ['s1', 's2', 's3', 's4'] } })],
+      ['width', '240'],
+      ['height', '120'],
+      ['format', 'png'],
+      ['backgroundColor', 'white'],
+      ['key_id', acct.key_id],
+      ['exp', String(nowS() + 600)],
+    ];
+    good = signed(base, acct.signing_secret);
+  });
+
+  const get = (query: string) => fetch(`${s.url}/v1/chart?${query}`);
+
+  it('a valid signed URL renders without an API key', async () => {
+    const res = await get(good);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('image/png');
+    const buf = Buffer.from(await res.arrayBuffer());
+    expect(isPng(buf)).to.equal(true);
+    expect([decodePng(buf).width, decodePng(buf).height]).to.deep.equal([240, 120]);
+  });
+
+  it('an SVG signed URL gives image/svg+xml', async () => {
+    const q = signed(base.map(([k, v]): [string, string] => [k, k === 'format' ? 'svg' : v]), acct.signing_secret);
+    const res = await get(q);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^image\/svg\+xml/);
+  });
+
+  describe('tampering with any parameter after signing -> 401 unauthorized', () => {
+    const changes: Array<[string, string]> = [
+      ['chart', JSON.stringify({ ...BAR, data: { ...BAR.data, labels: ['x1', 'x2', 'x3', 'x4'] } })],
+      ['width', '241'],
+      ['height', '121'],
+      ['format', 'svg'],
+      ['backgroundColor', 'black'],
+      ['exp', 'LATER'],
+    ];
+    for (const [name, value] of changes) {
+      it(`${name}`, async () => {
+        const [signedPart, sig] = good.split('&sig=');
+        const params = new URLSearchParams(signedPart);
+        params.set(name, value === 'LATER' ? String(Number(params.get('exp')) + 60) : value);
+        expect(await errorOf(await get(`${params}&sig=${sig}`))).to.deep.equal({ status: 401, error: 'unauthorized' });
+      });
+    }
+
+    it('key_id: another key of another account, or of the same account', async () => {
+      const second = await s.deps.accounts.createKey(acct.account_id);
+      for (const keyId of [other.key_id, second.key_id]) {
+        const q = good.replace(`key_id=${acct.key_id}`, `key_id=${keyId}`);
+        expect(q).not.to.equal(good);
+        expect(await errorOf(await get(q))).to.deep.equal({ status: 401, error: 'unauthorized' });
+      }
+    });
+
+    it('sig: one hex digit changed, uppercased, truncated, empty', async () => {
+      const [signedPart, sig] = good.split('&sig=') as [string, string];
+      const flipped = sig.slice(0, 10) + (sig[10] === 'a' ? 'b' : 'a') + sig.slice(11);
+      for (const bad of [flipped, sig.toUpperCase(), sig.slice(0, 63), '']) {
+        expect(await errorOf(await get(`${signedPart}&sig=${bad}`)), bad).to.deep.equal({ status: 401, error: 'unauthorized' });
+      }
+    });
+
+    it('a parameter added or removed, or the same query signed with another secret', async () => {
+      const [signedPart, sig] = good.split('&sig=') as [string, string];
+      expect((await errorOf(await get(`${signedPart}&api_key=x&sig=${sig}`))).status).to.equal(401);
+      expect((await errorOf(await get(`${signedPart.replace('&backgroundColor=white', '')}&sig=${sig}`))).status).to.equal(401);
+      expect((await errorOf(await get(signed(base, other.signing_secret)))).status).to.equal(401);
+      // The same parameters encoded differently are a different string: also refused.
+      expect((await errorOf(await get(`${signedPart.replace('width=240', 'width=%32%34%30')}&sig=${sig}`))).status).to.equal(401);
+    });
+  });
+
+  it('exp in the past -> 401 unauthorized', async () => {
+    const q = signed(base.map(([k, v]): [string, string] => [k, k === 'exp' ? String(nowS() - 1) : v]), acct.signing_secret);
+    expect(await errorOf(await get(q))).to.deep.equal({ status: 401, error: 'unauthorized' });
+  });
+
+  it('exp more than one year ahead -> 400 invalid_input; just under a year is fine', async () => {
+    const far = signed(base.map(([k, v]): [string, string] => [k, k === 'exp' ? String(nowS() + 2 * 365 * 86400) : v]), acct.signing_secret);
+    expect(await errorOf(await get(far))).to.deep.equal({ status: 400, error: 'invalid_input' });
+    const justOver = signed(base.map(([k, v]): [string, string] => [k, k === 'exp' ? String(nowS() + 367 * 86400) : v]), acct.signing_secret);
+    expect((await errorOf(await get(justOver))).status).to.equal(400);
+    const year = signed(base.map(([k, v]): [string, string] => [k, k === 'exp' ? String(nowS() + 364 * 86400) : v]), acct.signing_secret);
+    expect((await get(year)).status).to.equal(200);
+  });
+
+  it('exp missing or not a number -> 401', async () => {
+    const none = signed(base.filter(([k]) => k !== 'exp'), acct.signing_secret);
+    expect(await errorOf(await get(none))).to.deep.equal({ status: 401, error: 'unauthorized' });
+    const word = signed(base.map(([k, v]): [string, string] => [k, k === 'exp' ? 'tomorrow' : v]), acct.signing_secret);
+    expect((await errorOf(await get(word))).status).to.equal(401);
+  });
+
+  it('unknown, missing or revoked key_id -> 401 unauthorized', async () => {
+    const unknown = signed(base.map(([k, v]): [string, string] => [k, k === 'key_id' ? 'key_doesnotexist' : v]), acct.signing_secret);
+    expect(await errorOf(await get(unknown))).to.deep.equal({ status: 401, error: 'unauthorized' });
+    const missing = signed(base.filter(([k]) => k !== 'key_id'), acct.signing_secret);
+    expect(await errorOf(await get(missing))).to.deep.equal({ status: 401, error: 'unauthorized' });
+    const victim = await s.account('starter');
+    const q = signed(base.map(([k, v]): [string, string] => [k, k === 'key_id' ? victim.key_id : v]), victim.signing_secret);
+    expect((await get(q)).status).to.equal(200);
+    await s.deps.accounts.revokeKey(victim.key_id);
+    expect(await errorOf(await get(q))).to.deep.equal({ status: 401, error: 'unauthorized' });
+  });
+
+  it('sig not last -> 401 unauthorized', async () => {
+    const [signedPart, sig] = good.split('&sig=') as [string, string];
+    const params = new URLSearchParams(signedPart);
+    const width = params.get('width')!;
+    params.delete('width');
+    // sig moved before width, and sig first: neither is accepted.
+    expect(await errorOf(await get(`${params}&sig=${sig}&width=${width}`))).to.deep.equal({ status: 401, error: 'unauthorized' });
+    expect(await errorOf(await get(`sig=${sig}&${signedPart}`))).to.deep.equal({ status: 401, error: 'unauthorized' });
+  });
+
+  it('a signed render counts one generation against the key\'s account', async () => {
+    const app = await countingApp(s);
+    try {
+      const res = await fetch(`${app.url}/v1/chart?${good}`);
+      expect(res.status).to.equal(200);
+      expect(app.generations).to.deep.equal([{ accountId: acct.account_id, keyId: acct.key_id }]);
+      await fetch(`${app.url}/v1/chart?${good.replace(/sig=.*/, 'sig=' + '0'.repeat(64))}`);
+      expect(app.generations).to.have.length(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('identical signed renders in flight at once run once', async () => {
+    const probe = probeRenders(s, { delayMs: 400 });
+    try {
+      const res = await Promise.all(Array.from({ length: 4 }, () => get(good)));
+      expect(res.map((r) => r.status)).to.deep.equal([200, 200, 200, 200]);
+      expect(probe.count).to.equal(1);
+    } finally {
+      probe.restore();
+    }
+  });
+
+  describe('making signed URLs', function () {
+    this.timeout(60000);
+    let dir: string;
+
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'chartshot-sign-'));
+    });
+
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    async function fetchPng(url: string): Promise<{ width: number; height: number }> {
+      expect(url.startsWith(`${s.url}/v1/chart?`), url).to.equal(true);
+      expect(url).to.match(/&sig=[0-9a-f]{64}$/);
+      const res = await fetch(url);
+      expect(res.status, await res.clone().text()).to.equal(200);
+      const png = decodePng(Buffer.from(await res.arrayBuffer()));
+      return { width: png.width, height: png.height };
+    }
+
+    // The CLI is run from source (tsx), so the test does not depend on a fresh dist/ build.
+    const cli = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' } });
+
+    it('chartshot sign prints a signed URL the server accepts', async () => {
+      const file = join(dir, 'chart.json');
+      writeFileSync(file, JSON.stringify(BAR));
+      const { stdout } = await cli('sign', '--key-id', acct.key_id, '--secret', acct.signing_secret, '--expires-in', '600', file, '--width', '320', '--height', '160', '--base-url', s.url);
+      expect(await fetchPng(stdout.trim())).to.deep.equal({ width: 320, height: 160 });
+    });
+
+    it('chartshot sign with bad input: a one-line error and a non-zero exit', async () => {
+      const file = join(dir, 'chart.json');
+      writeFileSync(file, JSON.stringify(BAR));
+      const cases = [
+        ['sign', '--key-id', acct.key_id, '--expires-in', '600', file],
+        ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', 'soon', file],
+        ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', '600', join(dir, 'missing.json')],
+      ];
+      const results = await Promise.all(cases.map((args) => cli(...args).then(() => null, (e: { code: number; stderr: string }) => e)));
+      for (const [i, err] of results.entries()) {
+        expect(err, cases[i]!.join(' ')).not.to.equal(null);
+        expect(err!.code).to.be.greaterThan(0);
+        expect(err!.stderr.trim().split('\n')).to.have.length(1);
+        expect(err!.stderr).to.match(/^chartshot: /);
+      }
+    });
+
+    /** The first fenced block of `lang` in README's "Short URLs and signed URLs" section. */
+    function readmeSnippet(lang: string): string {
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      const section = readme.split(/^## /m).find((part) => part.startsWith('Short URLs and signed URLs'));
+      expect(section, 'README section').to.be.a('string');
+      const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section!);
+      expect(m, `${lang} snippet`).not.to.equal(null);
+      return m![1]!;
+    }
+
+    const snippetEnv = () => ({ ...process.env, KEY_ID: acct.key_id, SIGNING_SECRET: acct.signing_secret, BASE_URL: s.url });
+
+    it('the README Node snippet signs a URL the server accepts', async () => {
+      const file = join(dir, 'sign.mjs');
+      writeFileSync(file, readmeSnippet('js'));
+      const { stdout } = await run(process.execPath, [file], { env: snippetEnv() });
+      expect(await fetchPng(stdout.trim())).to.deep.equal({ width: 600, height: 300 });
+    });
+
+    it('the README Python snippet signs a URL the server accepts', async function () {
+      const python = await run('python3', ['--version']).then(
+        () => 'python3',
+        () => null,
+      );
+      if (!python) this.skip(); // python3 is optional on a CI machine
+      const file = join(dir, 'sign.py');
+      writeFileSync(file, readmeSnippet('python'));
+      const { stdout } = await run(python!, [file], { env: snippetEnv() });
+      expect(await fetchPng(stdout.trim())).to.deep.equal({ width: 600, height: 300 });
+    });
+  });
+});

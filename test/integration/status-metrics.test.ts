@@ -1,0 +1,134 @@
+// GET /v1/status and GET /metrics against real servers (real Chromium, real SQLite).
+import { expect } from 'chai';
+import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+
+/** Prometheus text format -> sample lines keyed by `name{labels}` (labels as printed). */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (\S+)$/.exec(line);
+    if (!m) throw new Error(`not a Prometheus sample line: ${line}`);
+    out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+function find(all: Map<string, number>, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const [k, v] of all) {
+    const m = /^([^{]+)(?:\{(.*)\})?$/.exec(k)!;
+    if (m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([lk, lv]) => have[lk] === lv)) return v;
+  }
+  return undefined;
+}
+
+describe('GET /v1/status', function () {
+  let s: TestServer;
+  before(async function () {
+    this.timeout(60000);
+    s = await sharedServer();
+  });
+
+  it('200 healthy with SPEC fields; no auth needed', async () => {
+    const res = await fetch(`${s.url}/v1/status`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/application\/json/);
+    expect(res.headers.get('cache-control')).to.equal('no-store');
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.status).to.equal('healthy');
+    expect(body).not.to.have.property('reason');
+    expect(body.buildHash).to.equal(s.config.buildHash).and.to.be.a('string').that.is.not.empty;
+    expect(body.kvLatency).to.be.a('number').at.least(0);
+    expect(body.oauth).to.deep.equal({ google: false });
+    expect(new Date(body.timestamp as string).toISOString()).to.equal(body.timestamp);
+  });
+
+  describe('on a server whose pool is gone', () => {
+    let own: TestServer;
+    before(async function () {
+      this.timeout(60000);
+      own = await startTestServer({ googleClientId: 'client-123.apps.googleusercontent.com' });
+    });
+    after(async function () {
+      this.timeout(30000);
+      await own?.stop();
+    });
+
+    it('oauth.google is true when GOOGLE_CLIENT_ID is set', async () => {
+      const body = (await (await fetch(`${own.url}/v1/status`)).json()) as { status: string; oauth: { google: boolean } };
+      expect(body.oauth.google).to.equal(true);
+      expect(body.status).to.equal('healthy');
+    });
+
+    it('reports degraded with a reason (still 200) once the browser is closed, without hanging', async function () {
+      this.timeout(30000);
+      await own.deps.pool.close();
+      const res = await fetch(`${own.url}/v1/status`, { signal: AbortSignal.timeout(10000) });
+      expect(res.status).to.equal(200);
+      const body = (await res.json()) as { status: string; reason?: string };
+      expect(body.status).to.equal('degraded');
+      expect(body.reason).to.be.a('string').that.matches(/browser|page|probe/);
+    });
+  });
+});
+
+describe('GET /metrics', function () {
+  let s: TestServer;
+  let key: string;
+  before(async function () {
+    this.timeout(60000);
+    s = await sharedServer();
+    key = (await s.account('starter')).api_key;
+  });
+
+  it('Prometheus text with render, pool, cache, HTTP and restart metrics', async () => {
+    const ok = await post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, format: 'svg' }, { 'x-api-key': key });
+    expect(ok.status).to.equal(200);
+    const bad = await post(s.url, '/v1/chart', { chart: BAR, width: 120 }, { 'x-api-key': key });
+    expect(bad.status).to.equal(400);
+    await s.deps.imageCache.get('metrics-test-absent');
+    await s.deps.imageCache.put('metrics-test', Buffer.from('x'), 'image/png', null);
+    await s.deps.imageCache.get('metrics-test');
+
+    const res = await fetch(`${s.url}/metrics`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(text).to.match(/# TYPE chartshot_render_duration_seconds histogram/);
+    const all = samples(text);
+    expect(find(all, 'chartshot_render_duration_seconds_count', { format: 'svg', outcome: 'ok' })).to.be.at.least(1);
+    expect(find(all, 'chartshot_render_duration_seconds_bucket', { format: 'svg', outcome: 'ok', le: '+Inf' })).to.be.at.least(1);
+    expect(find(all, 'chartshot_pool_size')).to.equal(2);
+    expect(find(all, 'chartshot_pool_busy')).to.be.a('number');
+    expect(find(all, 'chartshot_pool_waiting')).to.be.a('number');
+    expect(find(all, 'chartshot_queue_rejections_total')).to.equal(0);
+    expect(find(all, 'chartshot_browser_restarts_total')).to.be.a('number');
+    expect(find(all, 'chartshot_cache_lookups_total', { tier: 'miss' })).to.be.at.least(1);
+    expect(find(all, 'chartshot_cache_lookups_total', { tier: 'memory' })).to.be.at.least(1);
+    expect(find(all, 'chartshot_http_requests_total', { route: '/v1/chart', method: 'POST', status: '200' })).to.be.at.least(1);
+    expect(find(all, 'chartshot_http_requests_total', { route: '/v1/chart', method: 'POST', status: '400' })).to.be.at.least(1);
+    expect(find(all, 'chartshot_process_resident_memory_bytes')).to.be.above(0);
+  });
+
+  it('counters only grow between scrapes', async () => {
+    const first = samples(await (await fetch(`${s.url}/metrics`)).text());
+    await fetch(`${s.url}/v1/status`);
+    const second = samples(await (await fetch(`${s.url}/metrics`)).text());
+    const route = { route: '/v1/status', method: 'GET', status: '200' };
+    expect(find(second, 'chartshot_http_requests_total', route)).to.equal((find(first, 'chartshot_http_requests_total', route) ?? 0) + 1);
+  });
+
+  it('each server has its own registry (a second server starts at zero)', async function () {
+    this.timeout(60000);
+    const other = await startTestServer();
+    try {
+      const all = samples(await (await fetch(`${other.url}/metrics`)).text());
+      expect(find(all, 'chartshot_http_requests_total', { route: '/v1/chart' })).to.equal(undefined);
+      expect(find(all, 'chartshot_pool_size')).to.equal(1);
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -1,0 +1,289 @@
+// Billing arithmetic (pure) and the account lifecycle of SPEC walked on a fake clock against
+// the SQLite store in memory.
+import { expect } from 'chai';
+import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { AccountService } from '../../src/services/accounts.js';
+import {
+  BillingService,
+  addMonthsUtc,
+  overagePence,
+  planFeePence,
+  prorationPence,
+} from '../../src/services/billing.js';
+import { invoiceHtml } from '../../src/services/invoiceHtml.js';
+import { rateStep } from '../../src/chart/rateLimit.js';
+import { DAY, FakeClock } from '../helpers/clock.js';
+
+describe('billing arithmetic', () => {
+  it('annual = 10 monthly fees; Pro/Growth 150 GBP, Starter 30 GBP', () => {
+    expect(planFeePence('starter', 'monthly')).to.equal(3000);
+    expect(planFeePence('starter', 'annual')).to.equal(30000);
+    expect(planFeePence('growth', 'monthly')).to.equal(15000);
+    expect(planFeePence('growth', 'annual')).to.equal(150000);
+    expect(planFeePence('enterprise', 'monthly')).to.equal(0);
+    expect(planFeePence('enterprise', 'monthly', 99900)).to.equal(99900);
+  });
+
+  it('overage per started 1,000 charts', () => {
+    expect(overagePence(100_000, 100_000, 300).pence).to.equal(0);
+    expect(overagePence(100_001, 100_000, 300)).to.include({ over: 1, units: 1, pence: 300 });
+    expect(overagePence(101_000, 100_000, 300)).to.include({ units: 1, pence: 300 });
+    expect(overagePence(101_001, 100_000, 300)).to.include({ units: 2, pence: 600 });
+    expect(overagePence(1_002_500, 1_000_000, 100)).to.include({ units: 3, pence: 300 });
+    expect(overagePence(5, null, null).pence).to.equal(0);
+  });
+
+  it('proration by remaining (started) days', () => {
+    const start = Date.UTC(2025, 3, 1);
+    const end = addMonthsUtc(start, 1); // 30 days
+    expect(prorationPence(12000, start, end, start + 15 * DAY)).to.deep.equal({ pence: 6000, remainingDays: 15, periodDays: 30 });
+    expect(prorationPence(12000, start, end, start + 15 * DAY - 1000).remainingDays).to.equal(16); // a started day counts
+    expect(prorationPence(12000, start, end, start + 15 * DAY + 1000).remainingDays).to.equal(15);
+    expect(prorationPence(12000, start, end, start).pence).to.equal(12000);
+    expect(prorationPence(12000, start, end, end).pence).to.equal(0);
+  });
+
+  it('calendar months in UTC, clamping the day', () => {
+    expect(new Date(addMonthsUtc(Date.UTC(2025, 0, 31, 9), 1)).toISOString()).to.equal('2025-02-28T09:00:00.000Z');
+    expect(new Date(addMonthsUtc(Date.UTC(2024, 0, 31), 1)).toISOString()).to.equal('2024-02-29T00:00:00.000Z');
+    expect(new Date(addMonthsUtc(Date.UTC(2025, 11, 15), 1)).toISOString()).to.equal('2026-01-15T00:00:00.000Z');
+    expect(new Date(addMonthsUtc(Date.UTC(2025, 5, 1), 12)).toISOString()).to.equal('2026-06-01T00:00:00.000Z');
+  });
+});
+
+describe('rate-limit windows (pure)', () => {
+  const L = { perMinute: 10, perHour: 100, burst: 20 };
+  it('token bucket of burst size refilled at the per-minute rate', () => {
+    let st = null;
+    const t0 = Date.UTC(2025, 0, 1, 10, 0, 0);
+    for (let i = 0; i < 20; i++) {
+      const r = rateStep(st, L, t0, true);
+      expect(r.decision.allowed, `#${i + 1}`).to.equal(true);
+      expect(r.decision.remaining).to.equal(19 - i);
+      st = r.state;
+    }
+    const refused = rateStep(st, L, t0, true);
+    expect(refused.decision).to.include({ allowed: false, remaining: 0, retryAfterS: 6, limit: 20 });
+    expect(rateStep(st, L, t0 + 6000, true).decision.allowed).to.equal(true);
+    // Reset: when the bucket is full again (20 tokens at 10/min = 120 s).
+    expect(rateStep(st, L, t0, false).decision.resetAt).to.equal(t0 / 1000 + 120);
+  });
+
+  it('hour window: at most perHour per clock hour, reset at the next hour', () => {
+    const t0 = Date.UTC(2025, 0, 1, 10, 0, 0);
+    let st = { tokens: 20, refilledAt: t0, hourStart: t0, hourCount: 100 };
+    const r = rateStep(st, L, t0 + 600_000, true);
+    expect(r.decision.allowed).to.equal(false);
+    expect(r.decision.retryAfterS).to.equal(3000);
+    expect(r.decision.resetAt).to.equal(t0 / 1000 + 3600);
+    st = r.state;
+    expect(rateStep(st, L, t0 + 3_600_000, true).decision.allowed).to.equal(true);
+  });
+
+  it('a smaller plan after a downgrade caps the stored bucket at once', () => {
+    const t0 = Date.UTC(2025, 0, 1, 10, 0, 0);
+    const big = { tokens: 600, refilledAt: t0, hourStart: t0, hourCount: 0 };
+    expect(rateStep(big, L, t0, false).decision.remaining).to.equal(20);
+  });
+});
+
+describe('billing lifecycle on a fake clock', () => {
+  let store: SqliteStore;
+  let clock: FakeClock;
+  let accounts: AccountService;
+  let billing: BillingService;
+  const T0 = Date.UTC(2025, 3, 1, 0, 0, 0); // 1 April: a 30-day month
+
+  beforeEach(() => {
+    store = createSqliteStore(':memory:');
+    clock = new FakeClock(T0);
+    accounts = new AccountService(store, Buffer.alloc(32, 7), clock);
+    billing = new BillingService(store, clock, 'https://charts.example');
+  });
+  afterEach(async () => store.close());
+
+  const make = async (plan: 'starter' | 'growth' | 'enterprise' = 'starter') => (await accounts.createAccount(plan, 'owner@example.com')).account_id;
+  const status = async (id: string) => (await store.accounts.find(id))!.status;
+  const kinds = async (id: string) => (await store.billing.events(id)).map((e) => e.kind);
+  const lastRetry = async (id: string) => (await store.billing.events(id)).filter((e) => e.kind === 'payment_retry').at(-1)!.detail;
+  const emails = async (id: string) => (await store.outbox.list(id)).filter((o) => o.kind === 'email').map((o) => o.subject);
+
+  it('a period closes into one invoice: plan fee + overage; usage resets on the billing date', async () => {
+    const id = await make('starter');
+    const acct = (await store.accounts.find(id))!;
+    const p = await billing.currentPeriod(acct);
+    expect(p).to.include({ start: T0, end: Date.UTC(2025, 4, 1), limit: 100_000 });
+    await store.usage.setUsed(id, p.start, 101_500);
+    clock.set(Date.UTC(2025, 4, 1) - 1);
+    expect((await billing.runScheduler()).invoices).to.equal(0);
+    clock.set(Date.UTC(2025, 4, 1));
+    expect((await billing.runScheduler()).invoices).to.equal(1);
+    const [inv] = await store.billing.invoices(id);
+    expect(inv!.lines.map((l) => [l.kind, l.amountPence])).to.deep.equal([['plan', 3000], ['overage', 600]]);
+    expect(inv!).to.include({ totalPence: 3600, status: 'open', periodStart: T0, periodEnd: Date.UTC(2025, 4, 1) });
+    // Running again issues nothing; the new period starts at zero.
+    expect((await billing.runScheduler()).invoices).to.equal(0);
+    const p2 = await billing.currentPeriod(acct);
+    expect(p2.start).to.equal(Date.UTC(2025, 4, 1));
+    expect((await store.usage.get(id, p2.start)).used).to.equal(0);
+    const info = await billing.info(acct);
+    expect(info).to.include({ plan: 'starter', billing_cycle: 'monthly', usage_limit: 100_000, current_usage: 0, amount_due: 36 + 30 });
+    expect(await emails(id)).to.include('Invoice ' + inv!.id + ': £36.00');
+  });
+
+  it('several missed periods are each closed once, even when closing concurrently', async () => {
+    const id = await make('starter');
+    clock.set(Date.UTC(2025, 6, 2)); // 3 periods over
+    const results = await Promise.all([billing.runScheduler(), billing.runScheduler(), billing.closeDuePeriods(id)]);
+    expect((await store.billing.invoices(id)).length).to.equal(3);
+    expect(results).to.have.length(3);
+  });
+
+  it('upgrade: at once, prorated by remaining days; downgrade: limits at once, fee next period', async () => {
+    const id = await make('starter');
+    clock.set(T0 + 15 * DAY);
+    const up = await billing.changePlan(id, 'growth');
+    expect(up).to.deep.equal({ plan: 'growth', effective: 'now', proration_pence: 6000 }); // (150-30) x 15/30
+    expect((await store.accounts.find(id))!.plan).to.equal('growth');
+    clock.set(Date.UTC(2025, 4, 1));
+    await billing.runScheduler();
+    const [first] = await store.billing.invoices(id);
+    expect(first!.lines.map((l) => [l.kind, l.amountPence])).to.deep.equal([['plan', 3000], ['proration', 6000]]);
+    expect(first!.totalPence).to.equal(9000);
+
+    clock.advance(10 * DAY);
+    const down = await billing.changePlan(id, 'starter');
+    expect(down.effective).to.equal('next_period');
+    const acct = (await store.accounts.find(id))!;
+    expect(acct.plan).to.equal('starter'); // limits now
+    expect((await billing.currentPeriod(acct)).limit).to.equal(100_000);
+    clock.set(Date.UTC(2025, 5, 1));
+    await billing.runScheduler();
+    const second = (await store.billing.invoices(id))[0]!;
+    expect(second.lines.map((l) => [l.kind, l.amountPence])).to.deep.equal([['plan', 15000]]); // still Growth's fee this period
+    clock.set(Date.UTC(2025, 6, 1));
+    await billing.runScheduler();
+    expect((await store.billing.invoices(id))[0]!.totalPence).to.equal(3000); // Starter from the next period
+  });
+
+  it('annual cycle from the next period: 10 monthly fees for 12 months', async () => {
+    const id = await make('starter');
+    await billing.changePlan(id, 'starter', 'annual');
+    clock.set(Date.UTC(2025, 4, 1));
+    await billing.runScheduler();
+    const rec = (await store.billing.get(id))!;
+    expect(rec).to.include({ cycle: 'annual', periodStart: Date.UTC(2025, 4, 1), periodEnd: Date.UTC(2026, 4, 1) });
+    clock.set(Date.UTC(2026, 4, 1));
+    await billing.runScheduler();
+    expect((await store.billing.invoices(id))[0]!).to.include({ totalPence: 30000, cycle: 'annual' });
+  });
+
+  it('payment failure: day 1 e-mail + retry, day 3 retry + warning, day 7 final retry + suspension warning, day 10 suspended, day 30 terminated', async () => {
+    const id = await make('starter');
+    const keyId = (await store.keys.listByAccount(id))[0]!.id;
+    await billing.paymentFailed(id);
+    expect(await kinds(id)).to.deep.equal(['payment_failed', 'payment_retry']);
+    expect(await emails(id)).to.deep.equal(['Your chartshot payment failed']);
+
+    const step = async (day: number) => {
+      clock.set(T0 + (day - 1) * DAY);
+      await billing.runScheduler();
+    };
+    await step(2);
+    expect(await kinds(id)).to.have.length(2);
+    await step(3);
+    expect(await lastRetry(id)).to.match(/attempt 2/);
+    expect((await emails(id)).at(-1)).to.equal('Your chartshot payment is still failing');
+    await step(7);
+    expect(await lastRetry(id)).to.match(/attempt 3, final/);
+    expect((await emails(id)).at(-1)).to.equal('Your chartshot account will be suspended');
+    expect(await status(id)).to.equal('active');
+    await step(9);
+    expect(await status(id)).to.equal('active');
+    await step(10);
+    expect(await status(id)).to.equal('suspended');
+    // Read-only: no new keys; the session (dashboard, analytics) still works.
+    let refused: unknown = null;
+    await accounts.createKey(id).catch((e) => (refused = e));
+    expect(refused).to.have.property('code', 'forbidden');
+    const session = await accounts.createSession(id);
+    expect((await accounts.authenticateSession(session.session_token)).status).to.equal('suspended');
+    await step(29);
+    expect(await status(id)).to.equal('suspended');
+    await step(30);
+    expect(await status(id)).to.equal('terminated');
+    expect(await store.keys.find(keyId)).to.equal(null);
+    let gone: unknown = null;
+    await accounts.authenticateSession(session.session_token).catch((e) => (gone = e));
+    expect(gone).to.have.property('code', 'invalid_session');
+    expect((await emails(id)).at(-1)).to.equal('Your chartshot account is closed');
+  });
+
+  it('payment succeeding ends dunning; a suspended account becomes active again with a fresh period', async () => {
+    const id = await make('starter');
+    await billing.paymentFailed(id);
+    clock.set(T0 + 12 * DAY);
+    await billing.runScheduler();
+    expect(await status(id)).to.equal('suspended');
+    const acct = await billing.paymentSucceeded(id);
+    expect(acct.status).to.equal('active');
+    const rec = (await store.billing.get(id))!;
+    expect(rec).to.include({ paymentFailedAt: null, dunningStage: 0 });
+    clock.set(T0 + 40 * DAY);
+    await billing.runScheduler();
+    expect(await status(id)).to.equal('active');
+  });
+
+  it('cancellation: active to the period end, then read-only and restorable for 30 days, then terminated', async () => {
+    const id = await make('growth');
+    clock.set(T0 + 5 * DAY);
+    await billing.cancel(id);
+    expect(await status(id)).to.equal('active');
+    clock.set(Date.UTC(2025, 4, 1));
+    await billing.runScheduler();
+    expect(await status(id)).to.equal('cancelled');
+    expect((await store.billing.invoices(id)).map((i) => i.totalPence)).to.deep.equal([15000]);
+    // No new charges while read-only.
+    clock.set(Date.UTC(2025, 4, 20));
+    await billing.runScheduler();
+    expect((await store.billing.invoices(id)).length).to.equal(1);
+    // Restore within the window: active again, a fresh period from now.
+    const restored = await billing.restore(id);
+    expect(restored.status).to.equal('active');
+    expect((await store.billing.get(id))!.periodStart).to.equal(Date.UTC(2025, 4, 20));
+    // Cancel again and let the window pass.
+    await billing.cancel(id);
+    clock.set(Date.UTC(2025, 5, 20));
+    await billing.runScheduler();
+    expect(await status(id)).to.equal('cancelled');
+    clock.set(Date.UTC(2025, 5, 20) + 30 * DAY - 1);
+    await billing.runScheduler();
+    expect(await status(id)).to.equal('cancelled');
+    clock.set(Date.UTC(2025, 5, 20) + 30 * DAY);
+    let late: unknown = null;
+    await billing.restore(id).catch((e) => (late = e));
+    expect(late).to.have.property('code', 'invalid_input');
+    await billing.runScheduler();
+    expect(await status(id)).to.equal('terminated');
+    expect((await store.billing.invoices(id)).length).to.equal(2); // billing records are kept
+  });
+
+  it('the invoice document lists plan, proration and overage lines and escapes text', async () => {
+    const html = invoiceHtml(
+      {
+        id: 'inv_1', accountId: 'acct_<x>', issuedAt: T0, periodStart: T0, periodEnd: T0 + 30 * DAY, plan: 'growth', cycle: 'monthly',
+        lines: [
+          { kind: 'plan', description: 'Starter plan', amountPence: 3000 },
+          { kind: 'proration', description: 'Upgrade', amountPence: 6000 },
+          { kind: 'overage', description: 'Overage', amountPence: 300 },
+        ],
+        totalPence: 9300, status: 'open', paidAt: null,
+      },
+      { id: 'acct_<x>', email: null, plan: 'growth', status: 'active', createdAt: T0 },
+    );
+    expect(html).to.contain('£30.00').and.contain('£60.00').and.contain('£3.00').and.contain('£93.00');
+    expect(html).to.contain('Proration').and.contain('Overage');
+    expect(html).to.contain('acct_&lt;x&gt;').and.not.contain('acct_<x>');
+    expect(html).not.to.match(/<script/i);
+  });
+});
