@@ -101,6 +101,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const schedulerMs = opts.schedulerIntervalMs ?? 3_600_000;
     if (schedulerMs > 0) billing.startScheduler(schedulerMs, (err) => log.error({ err }, 'billing scheduler failed'));
     if ((opts.outbox?.pollMs ?? 1000) > 0) outbox.start();
+    // Expired cache rows would otherwise stay on disk until the same chart is asked for again.
+    const purgeExpired = () =>
+      store.images.purgeExpired(clock.now()).then(
+        (n) => n > 0 && log.info({ purged: n }, 'expired cached images removed'),
+        (err: unknown) => log.error({ err }, 'purging expired images failed'),
+      );
+    const housekeeping = setInterval(purgeExpired, 3_600_000);
+    housekeeping.unref();
     let closing: Promise<void> | null = null;
     const p = pool;
     return {
@@ -118,6 +126,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await drained;
           clearInterval(idle);
           clearTimeout(t);
+          clearInterval(housekeeping);
           await billing.stopScheduler();
           await outbox.stop();
           await p.close();

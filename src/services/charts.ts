@@ -2,6 +2,7 @@
 // plan, render, and count the generation.
 import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
 import { forbidden } from '../errors.js';
+import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
 import type { RenderService, RenderedImage } from './render.js';
 
@@ -14,9 +15,23 @@ export interface ChartFields {
   backgroundColor?: unknown;
 }
 
-/** One admitted generation: exactly one of commit (it succeeded: count it) or release (it failed). */
+export interface GenerationOutcome {
+  renderMs: number;
+  cacheHit?: boolean;
+}
+
+/**
+ * Counts a generation inside a store write that keeps its result: `write` receives what to
+ * count (null: nothing, e.g. a pk_test_ key), stores it in the same transaction as its own
+ * rows and returns the period's used count (null when nothing was counted).
+ */
+export type CountedWrite = (write: (count: GenerationCount | null) => Promise<number | null>) => Promise<void>;
+
+/** One admitted generation: exactly one of commit / commitWith (it succeeded: count it) or release (it failed). */
 export interface UsageTicket {
-  commit(outcome: { renderMs: number; cacheHit?: boolean }): Promise<void>;
+  commit(outcome: GenerationOutcome): Promise<void>;
+  /** commit(), with the count written by `write` atomically with what it keeps; when `write` throws nothing is counted. */
+  commitWith(outcome: GenerationOutcome, write: (count: GenerationCount | null) => Promise<number | null>): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -28,7 +43,13 @@ export interface UsageRecorder {
   admit(auth: AuthContext): Promise<UsageTicket>;
 }
 
-const noTicket: UsageTicket = { commit: async () => {}, release: async () => {} };
+const noTicket: UsageTicket = {
+  commit: async () => {},
+  commitWith: async (_outcome, write) => {
+    await write(null);
+  },
+  release: async () => {},
+};
 export const noUsage: UsageRecorder = { admit: async () => noTicket };
 
 export function buildRenderRequest(auth: AuthContext, f: ChartFields): RenderRequest {
@@ -59,22 +80,33 @@ export class ChartService {
 
   /**
    * One generation whose result `keep` handles before it is counted (POST /v1/chart/create
-   * stores the request and image there): when keeping fails, nothing is counted.
+   * stores the request and image there): when keeping fails, nothing is counted. A `keep` that
+   * stores something calls `counted` with its store write, so the count commits in the same
+   * transaction (a crash cannot leave a chart uncounted or a count without its chart).
    */
-  async generate<T>(auth: AuthContext, fields: ChartFields, keep: (req: RenderRequest, img: RenderedImage) => Promise<T>): Promise<T> {
+  async generate<T>(
+    auth: AuthContext,
+    fields: ChartFields,
+    keep: (req: RenderRequest, img: RenderedImage, counted: CountedWrite) => Promise<T>,
+  ): Promise<T> {
     if (auth.account.status !== 'active') throw forbidden(`account is ${auth.account.status}: new charts are disabled`);
     const req = buildRenderRequest(auth, fields);
     const ticket = await this.usage.admit(auth);
     let kept: T;
     let img: RenderedImage;
+    let countedInKeep = false;
     try {
       img = await this.renderer.render(req);
-      kept = await keep(req, img);
+      const rendered = img;
+      kept = await keep(req, img, async (write) => {
+        countedInKeep = true;
+        await ticket.commitWith({ renderMs: rendered.renderMs }, write);
+      });
     } catch (err) {
       await ticket.release();
       throw err;
     }
-    await ticket.commit({ renderMs: img.renderMs });
+    if (!countedInKeep) await ticket.commit({ renderMs: img.renderMs });
     return kept;
   }
 }

@@ -61,11 +61,26 @@ export class ImageCache {
   }
 
   async put(key: string, body: Buffer, contentType: string, ttlMs: number | null): Promise<StoredImage> {
-    const now = this.clock.now();
-    const image: StoredImage = { body, contentType, etag: etagOf(body), createdAt: now, expiresAt: ttlMs === null ? null : now + ttlMs };
+    const image = this.prepare(body, contentType, ttlMs);
     await this.persistent.put(key, image);
-    this.memory?.set(key, image);
+    this.remember(key, image);
     return image;
+  }
+
+  /** The row put() would store: for a caller that writes it in its own transaction, then remember()s it. */
+  prepare(body: Buffer, contentType: string, ttlMs: number | null): StoredImage {
+    const now = this.clock.now();
+    return { body, contentType, etag: etagOf(body), createdAt: now, expiresAt: ttlMs === null ? null : now + ttlMs };
+  }
+
+  /** Puts an image already stored in the persistent tier into the memory tier. */
+  remember(key: string, image: StoredImage): void {
+    this.memory?.set(key, image);
+  }
+
+  /** Drops one key from the memory tier (the persistent row is removed by its owner). */
+  forget(key: string): void {
+    this.memory?.delete(key);
   }
 
   /** Forgets the in-memory tier (tests: prove the persistent tier answers). */

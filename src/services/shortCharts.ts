@@ -84,6 +84,11 @@ export class ShortChartService {
   async serve(id: string): Promise<ServedChart> {
     if (!CHART_ID.test(id)) throw noSuchChart();
     const hit = await this.d.cache.get(chartCacheKey(id));
+    // A terminated account's charts are purged from the store: a cached copy must not outlive them.
+    if (hit && !(await this.d.store.charts.exists(id))) {
+      this.d.cache.forget(chartCacheKey(id));
+      throw noSuchChart();
+    }
     if (hit) {
       this.d.metrics.hit(id, this.d.clock.now());
       return hit;

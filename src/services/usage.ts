@@ -7,10 +7,10 @@
 import { forbidden, rateLimitExceeded, trialLimitReached } from '../errors.js';
 import type { RateDecision } from '../chart/rateLimit.js';
 import type { Account, Store } from '../store/types.js';
-import type { OutboxItem } from '../store/metering.js';
+import type { GenerationCount, OutboxItem } from '../store/metering.js';
 import type { AuthContext, Clock } from './accounts.js';
 import { DAY_MS, UNLIMITED, email, type BillingService } from './billing.js';
-import type { UsageRecorder, UsageTicket } from './charts.js';
+import type { GenerationOutcome, UsageRecorder, UsageTicket } from './charts.js';
 
 /** Percentages of the monthly allowance that send usage_threshold (webhook), once each per period. */
 export const THRESHOLDS = [80, 95, 100] as const;
@@ -22,7 +22,13 @@ export interface UsageAnalytics {
   quickStats: { totalRequests: number; successRate: number; averageRenderTime: number; cacheHitRate: number };
 }
 
-const noTicket: UsageTicket = { commit: async () => {}, release: async () => {} };
+const noTicket: UsageTicket = {
+  commit: async () => {},
+  commitWith: async (_outcome, write) => {
+    await write(null);
+  },
+  release: async () => {},
+};
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -54,17 +60,20 @@ export class UsageService implements UsageRecorder {
       reserved = true;
     }
     let done = false;
+    const commitWith = async (outcome: GenerationOutcome, write: (count: GenerationCount) => Promise<number | null>): Promise<void> => {
+      if (done) throw new Error('usage ticket already settled');
+      const now = this.clock.now();
+      const stat = { renderMs: outcome.renderMs, cacheHit: outcome.cacheHit ?? false };
+      const used = await write({ accountId, periodStart: period.start, reserved, day: dayOf(now), stat });
+      done = true;
+      if (used !== null && period.limit !== null) await this.checkThresholds(auth.account, period.start, period.limit, used, period.trial, now);
+    };
     return {
       commit: async (outcome) => {
         if (done) return;
-        done = true;
-        const now = this.clock.now();
-        const used = await this.store.usage.commit(accountId, period.start, reserved, dayOf(now), {
-          renderMs: outcome.renderMs,
-          cacheHit: outcome.cacheHit ?? false,
-        });
-        if (period.limit !== null) await this.checkThresholds(auth.account, period.start, period.limit, used, period.trial, now);
+        await commitWith(outcome, (g) => this.store.usage.commit(g.accountId, g.periodStart, g.reserved, g.day, g.stat));
       },
+      commitWith,
       release: async () => {
         if (done) return;
         done = true;

@@ -15,6 +15,16 @@ export interface RenderStat {
   cacheHit: boolean;
 }
 
+/** One successful generation to count: UsageStore.commit's arguments, for a write that counts it in its own transaction. */
+export interface GenerationCount {
+  accountId: string;
+  periodStart: number;
+  /** The generation was reserved by UsageStore.reserve (trial). */
+  reserved: boolean;
+  day: number;
+  stat: RenderStat;
+}
+
 export interface UsageTotals {
   requests: number;
   succeeded: number;

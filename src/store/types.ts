@@ -1,7 +1,7 @@
 // The Store interface: Promise-returning, so a PostgreSQL (or Redis for counters)
 // implementation can replace SQLite without touching the services.
 import type { PlanName } from '../chart/plans.js';
-import type { MeteringStores } from './metering.js';
+import type { GenerationCount, MeteringStores } from './metering.js';
 import type { RenderRequest } from '../chart/request.js';
 
 export type AccountStatus = 'active' | 'suspended' | 'cancelled' | 'terminated';
@@ -80,7 +80,15 @@ export interface ChartRecord {
 
 export interface ChartStore {
   create(c: ChartRecord): Promise<void>;
+  /**
+   * Stores a chart, its cached image and (when given) the generation that made it, in one
+   * transaction: after a crash there is never a chart without its image or count, nor a count
+   * without its chart. Returns the period's used count (null when nothing was counted).
+   */
+  createWithImage(c: ChartRecord, image: { key: string; image: StoredImage }, count: GenerationCount | null): Promise<number | null>;
   find(id: string): Promise<ChartRecord | null>;
+  /** Cheap check that a chart still exists (its account may have been terminated and purged). */
+  exists(id: string): Promise<boolean>;
 }
 
 /** Per-chart counters, as stored and as added by one batched write. */

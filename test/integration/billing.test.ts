@@ -106,7 +106,8 @@ describe('billing: account endpoints and lifecycle', function () {
     clock.set(T0);
     const a = await newAccount('starter');
     const created = await post(s.url, '/v1/chart/create', { chart: BAR, width: 100, height: 50 }, { 'x-api-key': a.api_key });
-    const shortUrl = created.status === 201 ? ((await created.json()) as { url: string }).url : null;
+    expect(created.status).to.equal(201);
+    const shortUrl = ((await created.json()) as { url: string }).url;
     await s.deps.billing.paymentFailed(a.account_id);
     clock.set(T0 + 9 * DAY);
     await s.deps.billing.runScheduler();
@@ -117,7 +118,7 @@ describe('billing: account endpoints and lifecycle', function () {
     expect(await refused.json()).to.include({ error: 'forbidden' });
     expect((await get('/usage/analytics', a.session_token)).status).to.equal(200);
     expect((await get('/billing/info', a.session_token)).status).to.equal(200);
-    if (shortUrl) expect((await fetch(shortUrl.replace(s.config.publicBaseUrl, s.url))).status).to.equal(200);
+    expect((await fetch(shortUrl.replace(s.config.publicBaseUrl, s.url))).status).to.equal(200);
 
     await s.deps.billing.paymentSucceeded(a.account_id);
     expect((await render(a.api_key)).status).to.equal(200);
@@ -126,10 +127,18 @@ describe('billing: account endpoints and lifecycle', function () {
   it('terminated (day 30) deletes the data: key and session stop working', async () => {
     clock.set(T0);
     const a = await newAccount('starter');
+    const created = await post(s.url, '/v1/chart/create', { chart: BAR, width: 120, height: 50 }, { 'x-api-key': a.api_key });
+    expect(created.status).to.equal(201);
+    const path = new URL(((await created.json()) as { url: string }).url).pathname;
+    expect((await fetch(s.url + path)).status).to.equal(200); // now in the memory tier too
     await s.deps.billing.paymentFailed(a.account_id);
     clock.set(T0 + 29 * DAY);
     await s.deps.billing.runScheduler();
     expect((await render(a.api_key)).status).to.equal(401);
+    // Its short charts are gone from every tier.
+    expect((await fetch(s.url + path)).status).to.equal(404);
+    s.deps.imageCache.clearMemory();
+    expect((await fetch(s.url + path)).status).to.equal(404);
     expect((await get('/billing/info', a.session_token)).status).to.equal(401);
     expect(await s.deps.store.keys.listByAccount(a.account_id)).to.deep.equal([]);
   });

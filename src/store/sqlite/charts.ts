@@ -1,6 +1,9 @@
 import type { RenderRequest } from '../../chart/request.js';
-import type { ChartMetricsRow, ChartMetricsStore, ChartRecord, ChartStore } from '../types.js';
+import type { GenerationCount } from '../metering.js';
+import type { ChartMetricsRow, ChartMetricsStore, ChartRecord, ChartStore, StoredImage } from '../types.js';
 import type { DB } from './db.js';
+import { imageWriter } from './images.js';
+import { generationCounter } from './metering.js';
 
 interface ChartRow { id: string; account_id: string; key_id: string; request_json: string; digest: string; created_at: number }
 
@@ -9,9 +12,23 @@ export function sqliteCharts(db: DB): ChartStore {
     'INSERT INTO charts (id, account_id, key_id, request_json, digest, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const find = db.prepare<[string], ChartRow>('SELECT id, account_id, key_id, request_json, digest, created_at FROM charts WHERE id = ?');
+  const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM charts WHERE id = ?');
+  const putImage = imageWriter(db);
+  const countGeneration = generationCounter(db);
+  const createTx = db.transaction((c: ChartRecord, key: string, image: StoredImage, count: GenerationCount | null): number | null => {
+    insert.run(c.id, c.accountId, c.keyId, JSON.stringify(c.request), c.digest, c.createdAt);
+    putImage(key, image);
+    return count ? countGeneration(count) : null;
+  });
   return {
+    async exists(id) {
+      return exists.get(id) !== undefined;
+    },
     async create(c: ChartRecord) {
       insert.run(c.id, c.accountId, c.keyId, JSON.stringify(c.request), c.digest, c.createdAt);
+    },
+    async createWithImage(c, image, count) {
+      return createTx.immediate(c, image.key, image.image, count);
     },
     async find(id) {
       const r = find.get(id);

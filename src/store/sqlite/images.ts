@@ -3,11 +3,19 @@ import type { DB } from './db.js';
 
 interface Row { content_type: string; etag: string; body: Buffer; created_at: number; expires_at: number | null }
 
-export function sqliteImages(db: DB): ImageStore {
-  const get = db.prepare<[string], Row>('SELECT content_type, etag, body, created_at, expires_at FROM images WHERE key = ?');
+/** Writes one image row, synchronously (also inside another store's transaction). */
+export function imageWriter(db: DB): (key: string, i: StoredImage) => void {
   const put = db.prepare(
     'INSERT OR REPLACE INTO images (key, content_type, etag, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
+  return (key, i) => {
+    put.run(key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt);
+  };
+}
+
+export function sqliteImages(db: DB): ImageStore {
+  const get = db.prepare<[string], Row>('SELECT content_type, etag, body, created_at, expires_at FROM images WHERE key = ?');
+  const put = imageWriter(db);
   const del = db.prepare('DELETE FROM images WHERE key = ?');
   const purge = db.prepare('DELETE FROM images WHERE expires_at IS NOT NULL AND expires_at < ?');
   return {
@@ -16,7 +24,7 @@ export function sqliteImages(db: DB): ImageStore {
       return r ? { contentType: r.content_type, etag: r.etag, body: r.body, createdAt: r.created_at, expiresAt: r.expires_at } : null;
     },
     async put(key, i) {
-      put.run(key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt);
+      put(key, i);
     },
     async delete(key) {
       del.run(key);

@@ -6,6 +6,7 @@ import type {
   BillingEvent,
   BillingRecord,
   BillingStore,
+  GenerationCount,
   Invoice,
   InvoiceLine,
   MeteringStores,
@@ -16,6 +17,7 @@ import type {
   TrialSignupStore,
   UsageStore,
 } from '../metering.js';
+import type Database from 'better-sqlite3';
 import type { DB } from './db.js';
 
 export function sqliteMetering(db: DB): MeteringStores {
@@ -38,12 +40,12 @@ function enqueueStmt(db: DB) {
     Number(insert.run(item.kind, item.accountId, item.target, item.subject, item.body, at, at).lastInsertRowid);
 }
 
-function sqliteUsage(db: DB): UsageStore {
-  const ensure = db.prepare('INSERT OR IGNORE INTO usage_counters (account_id, period_start) VALUES (?, ?)');
-  const get = db.prepare<[string, number], { used: number; reserved: number }>(
-    'SELECT used, reserved FROM usage_counters WHERE account_id = ? AND period_start = ?',
-  );
-  const reserve = db.prepare('UPDATE usage_counters SET reserved = reserved + 1 WHERE account_id = ? AND period_start = ?');
+/**
+ * Counts one successful generation (used + 1, the reservation dropped, the day's render stats)
+ * as one transaction; called inside another transaction it becomes a savepoint of it, so a
+ * chart and its count commit together (sqliteCharts.createWithImage).
+ */
+export function generationCounter(db: DB): Database.Transaction<(g: GenerationCount) => number> {
   const commitReserved = db.prepare<[string, number], { used: number }>(
     'UPDATE usage_counters SET used = used + 1, reserved = MAX(0, reserved - 1) WHERE account_id = ? AND period_start = ? RETURNING used',
   );
@@ -51,15 +53,35 @@ function sqliteUsage(db: DB): UsageStore {
     `INSERT INTO usage_counters (account_id, period_start, used) VALUES (?, ?, 1)
      ON CONFLICT (account_id, period_start) DO UPDATE SET used = used + 1 RETURNING used`,
   );
-  const release = db.prepare('UPDATE usage_counters SET reserved = MAX(0, reserved - 1) WHERE account_id = ? AND period_start = ?');
-  const setUsed = db.prepare(
-    `INSERT INTO usage_counters (account_id, period_start, used) VALUES (?, ?, ?)
-     ON CONFLICT (account_id, period_start) DO UPDATE SET used = excluded.used`,
-  );
   const dayStat = db.prepare(
     `INSERT INTO usage_daily (account_id, day, renders, render_ms, cache_hits) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (account_id, day) DO UPDATE SET renders = renders + excluded.renders,
        render_ms = render_ms + excluded.render_ms, cache_hits = cache_hits + excluded.cache_hits`,
+  );
+  return db.transaction(({ accountId, periodStart, reserved, day, stat }: GenerationCount): number => {
+    let used: number;
+    if (reserved) {
+      const r = commitReserved.get(accountId, periodStart);
+      used = r ? r.used : commitPlain.get(accountId, periodStart)!.used;
+    } else {
+      used = commitPlain.get(accountId, periodStart)!.used;
+    }
+    const { renderMs, cacheHit } = stat;
+    dayStat.run(accountId, day, cacheHit ? 0 : 1, cacheHit ? 0 : renderMs, cacheHit ? 1 : 0);
+    return used;
+  });
+}
+
+function sqliteUsage(db: DB): UsageStore {
+  const ensure = db.prepare('INSERT OR IGNORE INTO usage_counters (account_id, period_start) VALUES (?, ?)');
+  const get = db.prepare<[string, number], { used: number; reserved: number }>(
+    'SELECT used, reserved FROM usage_counters WHERE account_id = ? AND period_start = ?',
+  );
+  const reserve = db.prepare('UPDATE usage_counters SET reserved = reserved + 1 WHERE account_id = ? AND period_start = ?');
+  const release = db.prepare('UPDATE usage_counters SET reserved = MAX(0, reserved - 1) WHERE account_id = ? AND period_start = ?');
+  const setUsed = db.prepare(
+    `INSERT INTO usage_counters (account_id, period_start, used) VALUES (?, ?, ?)
+     ON CONFLICT (account_id, period_start) DO UPDATE SET used = excluded.used`,
   );
   const dayRequest = db.prepare(
     `INSERT INTO usage_daily (account_id, day, requests, succeeded) VALUES (?, ?, 1, ?)
@@ -80,17 +102,7 @@ function sqliteUsage(db: DB): UsageStore {
     reserve.run(accountId, periodStart);
     return true;
   });
-  const commitTx = db.transaction((accountId: string, periodStart: number, reserved: boolean, day: number, renderMs: number, cacheHit: boolean): number => {
-    let used: number;
-    if (reserved) {
-      const r = commitReserved.get(accountId, periodStart);
-      used = r ? r.used : commitPlain.get(accountId, periodStart)!.used;
-    } else {
-      used = commitPlain.get(accountId, periodStart)!.used;
-    }
-    dayStat.run(accountId, day, cacheHit ? 0 : 1, cacheHit ? 0 : renderMs, cacheHit ? 1 : 0);
-    return used;
-  });
+  const commitTx = generationCounter(db);
   const thresholdTx = db.transaction((accountId: string, periodStart: number, threshold: number, at: number, notify: OutboxItem[]): boolean => {
     if (markThreshold.run(accountId, periodStart, threshold, at).changes === 0) return false;
     for (const item of notify) enqueue(item, at);
@@ -102,7 +114,7 @@ function sqliteUsage(db: DB): UsageStore {
       return reserveTx.immediate(accountId, periodStart, cap);
     },
     async commit(accountId, periodStart, reserved, day, stat) {
-      return commitTx.immediate(accountId, periodStart, reserved, day, stat.renderMs, stat.cacheHit);
+      return commitTx.immediate({ accountId, periodStart, reserved, day, stat });
     },
     async release(accountId, periodStart) {
       release.run(accountId, periodStart);
@@ -332,6 +344,8 @@ function sqliteBilling(db: DB): BillingStore {
     for (const item of notify) enqueue(item, at);
   });
   const purgeTx = db.transaction((accountId: string) => {
+    // Cached images of the account's short charts are keyed by chart id, not by account.
+    db.prepare("DELETE FROM images WHERE key IN (SELECT 'chart:' || id FROM charts WHERE account_id = ?)").run(accountId);
     const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
     for (const { name } of tables) {
       if (KEPT_ON_PURGE.has(name)) continue;
