@@ -229,7 +229,8 @@ export function parseSeries(raw: SeriesInput[] | string): SeriesInput[] {
     const o = s as Partial<Record<keyof SeriesInput, unknown>> | null;
     if (!o || typeof o !== 'object' || Array.isArray(o)) throw invalidInput(`series[${i}] must be an object {name, values, color?}`);
     if (typeof o.name !== 'string' || o.name.trim() === '') throw invalidInput(`series[${i}].name must be a non-empty string`);
-    const values = typeof o.values === 'number' ? String(o.values) : Array.isArray(o.values) ? o.values.join(',') : o.values;
+    const listed = Array.isArray(o.values) && o.values.every((v) => typeof v === 'number' || typeof v === 'string');
+    const values = typeof o.values === 'number' ? String(o.values) : listed ? (o.values as Array<number | string>).join(',') : o.values;
     if (typeof values !== 'string') throw invalidInput(`series[${i}].values must be a comma-separated string of numbers`);
     if (o.color !== undefined && o.color !== null && typeof o.color !== 'string') throw invalidInput(`series[${i}].color must be a string`);
     return { name: o.name, values, ...(typeof o.color === 'string' && o.color !== '' ? { color: o.color } : {}) };

@@ -2,6 +2,30 @@
 import type { Middleware } from 'koa';
 import { invalidInput } from '../errors.js';
 
+/**
+ * Deepest nesting a body may have. Chart.js configs stay near 10; a body nested thousands deep
+ * parses fine but overflows the stack of every recursive walk after it (structuredClone, ajv,
+ * the canonical digest), which would be a 500 for a client's mistake.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest [ / { nesting of JSON text, brackets inside strings ignored (linear, no parse). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91 /* { [ */) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93 /* } ] */) depth--;
+  }
+  return max;
+}
+
 export function jsonBody(maxBytes: number): Middleware {
   return async (ctx, next) => {
     if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
@@ -19,6 +43,7 @@ export function jsonBody(maxBytes: number): Middleware {
     if (text.trim() !== '') {
       const type = ctx.get('content-type');
       if (type && !/json/i.test(type)) throw invalidInput('send the body as application/json');
+      if (nestingDepth(text) > MAX_JSON_DEPTH) throw invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
       try {
         body = JSON.parse(text);
       } catch (err) {

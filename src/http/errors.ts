@@ -20,10 +20,17 @@ export function errorMapper(log: Logger, observer?: RequestObserver): Middleware
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
       }
+      // The router's answers to a method a path does not take (405) or no route knows (501):
+      // a client's mistake either way, answered with the error object and the Allow header.
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        const allow = ctx.response.get('Allow');
+        throw new AppError(405, 'invalid_input', `method ${ctx.method} is not allowed here${allow ? `; allowed: ${allow}` : ''}`, allow ? { Allow: allow } : {});
+      }
     } catch (err) {
       const appErr = toAppError(err);
       if (appErr.status >= 500) {
-        log.error({ requestId, err, url: redactUrl(ctx.url), method: ctx.method }, 'request failed');
+        const storage = storageFailure(err);
+        log.error({ requestId, err, url: redactUrl(ctx.url), method: ctx.method }, storage ? `request failed: ${storage}` : 'request failed');
       }
       ctx.status = appErr.status;
       for (const [k, v] of Object.entries(appErr.headers)) ctx.set(k, v);
@@ -41,6 +48,16 @@ export function errorMapper(log: Logger, observer?: RequestObserver): Middleware
       }
     }
   };
+}
+
+/** Names the cause when the store's disk failed (full, read-only, I/O), so the log line says it plainly. */
+export function storageFailure(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return `the disk or database is full (${code})`;
+  if (code.startsWith('SQLITE_READONLY') || code === 'EROFS') return `the database is read-only (${code})`;
+  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CORRUPT' || code === 'SQLITE_CANTOPEN') return `database storage error (${code})`;
+  return null;
 }
 
 function toAppError(err: unknown): AppError {

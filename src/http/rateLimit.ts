@@ -7,13 +7,14 @@ import type { Middleware } from 'koa';
 import type { RateDecision } from '../chart/rateLimit.js';
 import type { AuthContext } from '../services/accounts.js';
 import type { UsageService } from '../services/usage.js';
+import type { Logger } from '../log.js';
 
 export interface RateLimitOptions {
   /** The route generates charts (counts against usage): check the trial cap first. Default true. */
   generation?: boolean;
 }
 
-export function rateLimit(deps: { usage: UsageService }, opts: RateLimitOptions = {}): Middleware {
+export function rateLimit(deps: { usage: UsageService; log?: Logger }, opts: RateLimitOptions = {}): Middleware {
   const generation = opts.generation ?? true;
   return async (ctx, next) => {
     const auth = ctx.state.auth as AuthContext | undefined;
@@ -29,7 +30,9 @@ export function rateLimit(deps: { usage: UsageService }, opts: RateLimitOptions 
       await next();
       ok = ctx.status < 400;
     } finally {
-      await deps.usage.recordRequest(auth.account.id, ok);
+      // Analytics only: when it cannot be written (e.g. a full disk) the answer stands, above all
+      // a 201 whose chart and count are already committed, and the request's own error is kept.
+      await deps.usage.recordRequest(auth.account.id, ok).catch((err: unknown) => deps.log?.error({ err, requestId: ctx.state.requestId }, 'recording request analytics failed'));
     }
   };
 }

@@ -75,6 +75,12 @@ export async function launchBrowser(opts: BrowserOptions, log: Logger): Promise<
     throw err;
   }
   const proc = browser.process();
+  // The initial about:blank tab is never used: closing it frees its renderer process (about
+  // 20 MiB), so every renderer left belongs to a pool page. The browser stays up with no tab.
+  await browser
+    .pages()
+    .then((tabs) => Promise.all(tabs.map((t) => t.close())))
+    .catch(() => {});
   const removeProfile = () => {
     try {
       rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });

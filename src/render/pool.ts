@@ -5,6 +5,7 @@
 import genericPool, { type Pool } from 'generic-pool';
 import type { Browser, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser } from './browser.js';
+import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admission.js';
 import { HARNESS_ORIGIN, HARNESS_URL, loadHarnessFiles, type HarnessFile } from './harness.js';
 import type { Logger } from '../log.js';
 
@@ -31,6 +32,8 @@ export class RenderError extends Error {
   constructor(
     readonly kind: 'config' | 'timeout' | 'crash' | 'busy',
     message: string,
+    /** busy only: the estimated time until a page would be free (Retry-After). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'RenderError';
@@ -57,6 +60,10 @@ export interface PoolStats {
   pagesDestroyed: number;
   queueRejections: number;
   browserConnected: boolean;
+  /** Pages whose renderer process crashed or was killed (each is replaced). */
+  pagesCrashed?: number;
+  /** The admission queue in front of the pages (see admission.ts). */
+  admission?: AdmissionStats;
 }
 
 const CALL_RENDER = 'function (req) { return window.chartshot.render(req); }';
@@ -128,7 +135,16 @@ export class PagePool {
   private launching: Promise<LaunchedBrowser> | null = null;
   private closing = false;
   private nextPageId = 1;
-  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0 };
+  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0 };
+  /**
+   * Who may lease a page next. generic-pool's own queue is strictly FIFO and only refuses when
+   * full or when the wait ran out; the gate in front of it holds one slot per page, serves
+   * waiting owners round-robin and refuses at once a request that could not be served within
+   * the acquire deadline. A slot is held from lease until the page is back in the pool (or
+   * destroyed), so slots track free pages exactly and generic-pool itself almost never queues
+   * (only while a page is being re-created after a crash or a recycle).
+   */
+  private readonly gate: AdmissionGate;
   private readonly livePages = new Set<RenderPage>();
   /** Profile directories of every browser this pool launched (tests look for leftovers). */
   readonly profiles: string[] = [];
@@ -138,6 +154,7 @@ export class PagePool {
     private readonly log: Logger,
   ) {
     this.files = loadHarnessFiles(opts.harnessDir);
+    this.gate = new AdmissionGate({ slots: opts.size, maxQueue: opts.maxQueue, maxWaitMs: opts.acquireTimeoutMs });
   }
 
   /** Launches the browser and pre-warms every page; resolves when the pool is full. */
@@ -154,7 +171,8 @@ export class PagePool {
         max: this.opts.size,
         testOnBorrow: true,
         acquireTimeoutMillis: this.opts.acquireTimeoutMs,
-        maxWaitingClients: this.opts.maxQueue,
+        // Only slot holders of the gate ever call acquire(): at most one per page waits here.
+        maxWaitingClients: this.opts.size,
         autostart: true,
       },
     );
@@ -211,7 +229,12 @@ export class PagePool {
       const maxRenders = Math.round(this.opts.pageMaxRenders * (1 + ((id % this.opts.size) / this.opts.size) * 0.5));
       const cdp = await page.createCDPSession();
       const rp = new RenderPage(id, page, cdp, maxRenders);
-      page.on('error', (err) => rp.markDead(`page crashed: ${err.message}`));
+      page.on('error', (err) => {
+        // A renderer crash (memory bomb, killed process): evaluates on it would hang, and
+        // isClosed() stays false, so the page is marked dead here and replaced on return.
+        if (!rp.dead) this.counters.pagesCrashed++;
+        rp.markDead(`page crashed: ${err.message}`);
+      });
       page.on('close', () => rp.markDead('page closed'));
       page.on('popup', (p) => void p?.close().catch(() => {}));
       await page.setRequestInterception(true);
@@ -243,8 +266,11 @@ export class PagePool {
     void req.abort('blockedbyclient').catch(() => {});
   }
 
-  private async loadHarness(rp: RenderPage): Promise<void> {
-    await withDeadline(rp.page.goto(HARNESS_URL, { waitUntil: 'load' }), 15000, 'harness load');
+  /** Reloads the harness. A reset of a page that ran caller code gets a shorter deadline than a
+   *  first load: a page whose script keeps its main thread busy (a timer looping after the
+   *  render returned) cannot navigate, and is better replaced than waited for. */
+  private async loadHarness(rp: RenderPage, deadlineMs = 15000): Promise<void> {
+    await withDeadline(rp.page.goto(HARNESS_URL, { waitUntil: 'load' }), deadlineMs, 'harness load');
     const res = (await rp.cdp.send('Runtime.evaluate', {
       expression: 'window.chartshot && window.chartshot.ready === true ? window : null',
     })) as { result: { objectId?: string } };
@@ -308,20 +334,40 @@ export class PagePool {
     }
   }
 
-  private async acquire(): Promise<RenderPage> {
+  /**
+   * A slot of the gate for `owner`, then a page. The slot is given back by giveBack(), or here
+   * when no page comes (generic-pool's acquire timeout: the pool is refilling after a crash).
+   */
+  private async acquire(owner: string): Promise<RenderPage> {
     if (this.closing) throw new RenderError('busy', 'shutting down');
+    const wait = this.gate.enter(owner);
+    if (wait) {
+      try {
+        await wait;
+      } catch (err) {
+        this.counters.queueRejections++;
+        const e = err as Error;
+        throw new RenderError('busy', e.message, err instanceof AdmissionRefused ? err.retryAfterMs : undefined);
+      }
+    }
     try {
+      if (this.closing) throw new Error('shutting down');
       return await this.pool.acquire();
     } catch (err) {
+      this.gate.leave();
       this.counters.queueRejections++;
       const msg = (err as Error).message;
-      throw new RenderError('busy', /waitingClients/.test(msg) ? 'render queue is full' : 'no renderer free in time');
+      throw new RenderError('busy', /waitingClients/.test(msg) ? 'render queue is full' : /shutting down|draining/.test(msg) ? 'shutting down' : 'no renderer free in time');
     }
   }
 
-  /** Renders on a leased page; the page is given back (or replaced) without delaying the caller. */
-  async render(req: PageRequest): Promise<PageResult> {
-    const rp = await this.acquire();
+  /**
+   * Renders on a leased page; the page is given back (or replaced) without delaying the caller.
+   * `owner` (an account, a client address) is whom the admission queue keeps fair between.
+   */
+  async render(req: PageRequest, owner = ''): Promise<PageResult> {
+    const rp = await this.acquire(owner);
+    const leased = performance.now();
     let reset = false;
     try {
       const res = await this.callRender(rp, req);
@@ -333,17 +379,18 @@ export class PagePool {
       reset = true;
       throw err;
     } finally {
-      void this.giveBack(rp, reset);
+      void this.giveBack(rp, reset, leased);
     }
   }
 
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
   async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
-    const rp = await this.acquire();
+    const rp = await this.acquire('');
     try {
       return await this.call<{ msPerRender: number }>(rp, CALL_FLOOR, [req, n]);
     } finally {
-      void this.giveBack(rp, false);
+      // n renders in one lease: not a sample of the usual hold time
+      void this.giveBack(rp, false, undefined);
     }
   }
 
@@ -370,7 +417,9 @@ export class PagePool {
     }
   }
 
-  private async giveBack(rp: RenderPage, reset: boolean): Promise<void> {
+  /** Returns (or replaces) a page, then frees its gate slot: exactly once per lease. `leased`
+   *  (performance.now() at lease) feeds the gate's average hold time; undefined = no sample. */
+  private async giveBack(rp: RenderPage, reset: boolean, leased: number | undefined): Promise<void> {
     try {
       if (rp.dead || rp.renders >= rp.maxRenders) {
         await this.pool.destroy(rp);
@@ -378,7 +427,7 @@ export class PagePool {
       }
       if (reset) {
         try {
-          await this.loadHarness(rp);
+          await this.loadHarness(rp, Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)));
         } catch (err) {
           this.log.warn({ err }, 'page reset failed; replacing it');
           await this.pool.destroy(rp);
@@ -388,6 +437,8 @@ export class PagePool {
       await this.pool.release(rp);
     } catch (err) {
       this.log.error({ err }, 'returning a page to the pool failed');
+    } finally {
+      this.gate.leave(leased === undefined ? undefined : performance.now() - leased);
     }
   }
 
@@ -396,9 +447,11 @@ export class PagePool {
       size: this.opts.size,
       available: this.pool?.available ?? 0,
       borrowed: this.pool?.borrowed ?? 0,
-      pending: this.pool?.pending ?? 0,
+      // requests waiting for a page: in the gate's queue, or (after a crash) for a new page
+      pending: (this.pool?.pending ?? 0) + this.gate.stats().waiting,
       ...this.counters,
       browserConnected: this.current?.browser.connected === true,
+      admission: this.gate.stats(),
     };
   }
 
@@ -410,6 +463,8 @@ export class PagePool {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    // Whoever still waits for a page gets a clean 503 now rather than a drained pool later.
+    this.gate.close();
     if (this.pool) {
       await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) =>
         this.log.warn({ err }, 'pool drain incomplete'),

@@ -44,7 +44,8 @@ export class AutomationService {
     const built = (AUTOMATION_BUILDERS[kind] as (i: Inputs[K]) => AutomationChart)(input);
     let short;
     try {
-      short = await this.shortCharts.create(auth, built);
+      // Built from plain text (titles, labels): never revive function strings from it.
+      short = await this.shortCharts.create(auth, built, { allowFunctions: false });
     } catch (err) {
       // CONTRACT §2: every bad input of these endpoints is invalid_input (e.g. a size over the plan's cap).
       if (err instanceof AppError && (err.code === 'invalid_dimensions' || err.code === 'chart_required')) throw invalidInput(err.detail ?? err.code);

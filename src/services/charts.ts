@@ -4,7 +4,7 @@ import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAM
 import { forbidden } from '../errors.js';
 import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
-import type { RenderService, RenderedImage } from './render.js';
+import { renderOwner, type RenderService, type RenderedImage } from './render.js';
 
 export interface ChartFields {
   chart?: unknown;
@@ -52,7 +52,17 @@ const noTicket: UsageTicket = {
 };
 export const noUsage: UsageRecorder = { admit: async () => noTicket };
 
-export function buildRenderRequest(auth: AuthContext, f: ChartFields): RenderRequest {
+/** How a caller's fields are to be taken, beyond the fields themselves. */
+export interface GenerateOptions {
+  /**
+   * Function strings become functions in the page (default true on authenticated endpoints).
+   * False for configs built from plain-text inputs (automation endpoints): a title that reads
+   * "function(){...}" is text there, never code.
+   */
+  allowFunctions?: boolean;
+}
+
+export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: GenerateOptions = {}): RenderRequest {
   const config = parseChartConfig(f.chart ?? f.c, f.chart !== undefined ? 'chart' : 'c');
   const { width, height } = checkDimensions(f.width, f.height, auth.plan);
   const format = checkFormat(f.format, auth.plan);
@@ -62,7 +72,7 @@ export function buildRenderRequest(auth: AuthContext, f: ChartFields): RenderReq
     height,
     format,
     backgroundColor: checkColor(f.backgroundColor),
-    allowFunctions: true,
+    allowFunctions: opts.allowFunctions ?? true,
     watermark: auth.key.kind === 'test' ? `${SERVICE_NAME} TEST` : null,
   };
 }
@@ -88,15 +98,16 @@ export class ChartService {
     auth: AuthContext,
     fields: ChartFields,
     keep: (req: RenderRequest, img: RenderedImage, counted: CountedWrite) => Promise<T>,
+    opts: GenerateOptions = {},
   ): Promise<T> {
     if (auth.account.status !== 'active') throw forbidden(`account is ${auth.account.status}: new charts are disabled`);
-    const req = buildRenderRequest(auth, fields);
+    const req = buildRenderRequest(auth, fields, opts);
     const ticket = await this.usage.admit(auth);
     let kept: T;
     let img: RenderedImage;
     let countedInKeep = false;
     try {
-      img = await this.renderer.render(req);
+      img = await this.renderer.render(req, renderOwner.account(auth.account.id));
       const rendered = img;
       kept = await keep(req, img, async (write) => {
         countedInKeep = true;

@@ -22,7 +22,7 @@ import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js
 import type { OpenRenderWindows, StoredImage } from '../store/types.js';
 import type { Clock } from './accounts.js';
 import type { ImageCache } from './imageCache.js';
-import type { RenderService } from './render.js';
+import { renderOwner, type RenderService } from './render.js';
 
 export type OpenCacheTier = 'edge' | 'r2' | 'miss';
 
@@ -71,9 +71,10 @@ export class OpenChartService {
     }
     let inFlight = this.pending.get(key);
     if (!inFlight) {
-      await this.admit(clientKey(clientIp));
+      const client = clientKey(clientIp);
+      await this.admit(client);
       // another request may have started the same render while the window was checked
-      inFlight = this.pending.get(key) ?? this.start(key, req.render);
+      inFlight = this.pending.get(key) ?? this.start(key, req.render, renderOwner.address(client));
     }
     const image = await inFlight;
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
@@ -91,10 +92,10 @@ export class OpenChartService {
     }
   }
 
-  private start(key: string, req: RenderRequest): Promise<StoredImage> {
+  private start(key: string, req: RenderRequest, owner: string): Promise<StoredImage> {
     const p = (async () => {
       try {
-        const img = await this.renderer.render(req);
+        const img = await this.renderer.render(req, owner);
         return await this.cache.put(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS);
       } catch (err) {
         throw openRenderError(err);

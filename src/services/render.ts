@@ -26,6 +26,13 @@ export interface RenderObserver {
   rendered(format: Format, outcome: 'ok' | 'config' | 'timeout' | 'crash' | 'busy', ms: number): void;
 }
 
+/** Owner names for the pool's fair queue: one line per account (all its keys share it), one
+ *  per client address (an IPv4 address or IPv6 /64, as the open endpoint counts them). */
+export const renderOwner = {
+  account: (accountId: string): string => `account:${accountId}`,
+  address: (clientKey: string): string => `address:${clientKey}`,
+};
+
 export class RenderService {
   private readonly inFlight = new Map<string, Promise<Omit<RenderedImage, 'coalesced'>>>();
 
@@ -34,12 +41,17 @@ export class RenderService {
     private readonly observer?: RenderObserver,
   ) {}
 
-  /** Renders a request; identical requests in flight at once share one render. */
-  async render(req: RenderRequest): Promise<RenderedImage> {
+  /**
+   * Renders a request; identical requests in flight at once share one render. `owner` names
+   * the caller for the pool's fair admission queue (an account id, a client address): under
+   * overload each owner waits in its own line, served in turn. A request that joins a render
+   * in flight costs no page and is not queued.
+   */
+  async render(req: RenderRequest, owner?: string): Promise<RenderedImage> {
     const key = requestDigest(req);
     const shared = this.inFlight.get(key);
     if (shared) return { ...(await shared), coalesced: true };
-    const p = this.renderNow(req);
+    const p = this.renderNow(req, owner);
     this.inFlight.set(key, p);
     try {
       return { ...(await p), coalesced: false };
@@ -48,18 +60,21 @@ export class RenderService {
     }
   }
 
-  private async renderNow(req: RenderRequest): Promise<Omit<RenderedImage, 'coalesced'>> {
+  private async renderNow(req: RenderRequest, owner: string | undefined): Promise<Omit<RenderedImage, 'coalesced'>> {
     const started = performance.now();
     try {
-      const res = await this.pool.render({
-        config: req.config,
-        width: req.width,
-        height: req.height,
-        format: req.format === 'svg' ? 'svg' : 'png',
-        backgroundColor: req.backgroundColor,
-        allowFunctions: req.allowFunctions,
-        watermark: req.watermark,
-      });
+      const res = await this.pool.render(
+        {
+          config: req.config,
+          width: req.width,
+          height: req.height,
+          format: req.format === 'svg' ? 'svg' : 'png',
+          backgroundColor: req.backgroundColor,
+          allowFunctions: req.allowFunctions,
+          watermark: req.watermark,
+        },
+        owner,
+      );
       let body: Buffer = req.format === 'svg' ? Buffer.from(res.data, 'utf8') : Buffer.from(res.data, 'base64');
       if (req.format === 'pdf') body = await pngToPdf(body, req.width, req.height);
       const ms = performance.now() - started;
@@ -83,7 +98,8 @@ function toAppError(err: RenderError): AppError {
       // Chart.js refused the config (unknown type, bad scale...): a client mistake.
       return invalidInput(`chart config could not be rendered: ${err.message}`);
     case 'busy':
-      return serviceUnavailable(1, err.message);
+      // Retry-After: the pool's estimate of when a page would be free (at least 1 s)
+      return serviceUnavailable((err.retryAfterMs ?? 1000) / 1000, err.message);
     case 'timeout':
       return renderFailed(err.message);
     default:

@@ -8,9 +8,9 @@ import { requestDigest } from '../chart/request.js';
 import { AppError, notFound } from '../errors.js';
 import type { AccountStore, ChartStore, StoredImage } from '../store/types.js';
 import type { AuthContext, Clock } from './accounts.js';
-import type { ChartFields, ChartService } from './charts.js';
+import type { ChartFields, ChartService, GenerateOptions } from './charts.js';
 import type { CacheTier, ImageCache } from './imageCache.js';
-import type { RenderService } from './render.js';
+import { renderOwner, type RenderService } from './render.js';
 import { toChartMetrics, type ChartMetrics, type ChartMetricsRecorder } from './chartMetrics.js';
 
 const DAY_MS = 86_400_000;
@@ -61,23 +61,21 @@ export class ShortChartService {
   constructor(private readonly d: ShortChartDeps) {}
 
   /** POST /v1/chart/create: one generation; the request is kept with the creator's permissions. */
-  async create(auth: AuthContext, fields: ChartFields): Promise<ShortChart> {
+  async create(auth: AuthContext, fields: ChartFields, opts: GenerateOptions = {}): Promise<ShortChart> {
     const started = performance.now();
-    return this.d.charts.generate(auth, fields, async (req, img) => {
+    return this.d.charts.generate(auth, fields, async (req, img, counted) => {
       const id = newChartId();
-      await this.d.store.charts.create({
-        id,
-        accountId: auth.account.id,
-        keyId: auth.key.id,
-        request: req,
-        digest: requestDigest(req),
-        createdAt: this.d.clock.now(),
-      });
-      await this.d.cache.put(chartCacheKey(id), img.body, img.contentType, cacheTtlMs(auth.plan));
+      const key = chartCacheKey(id);
+      const record = { id, accountId: auth.account.id, keyId: auth.key.id, request: req, digest: requestDigest(req), createdAt: this.d.clock.now() };
+      const image = this.d.cache.prepare(img.body, img.contentType, cacheTtlMs(auth.plan));
+      // The chart, its image and its generation commit in one transaction: once the 201 can be
+      // sent, all three are on disk; a crash or a full disk before that leaves none of them.
+      await counted((count) => this.d.store.charts.createWithImage(record, { key, image }, count));
+      this.d.cache.remember(key, image);
       // A create that joined an identical render in flight waited about as long as it took.
       this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
       return { id, url: `${this.d.publicBaseUrl}/v1/chart/${id}` };
-    });
+    }, opts);
   }
 
   /** GET /v1/chart/{id}: never counted as a generation. Unknown id -> 404 not_found. */
@@ -126,7 +124,8 @@ export class ShortChartService {
     const account = await this.d.store.accounts.find(rec.accountId);
     if (!account || account.status === 'terminated') throw noSuchChart();
     const started = performance.now();
-    const img = await this.d.renderer.render(rec.request);
+    // the chart's owner account pays for its re-render in the fair queue, not its viewers
+    const img = await this.d.renderer.render(rec.request, renderOwner.account(rec.accountId));
     this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
     const image = await this.d.cache.put(chartCacheKey(id), img.body, img.contentType, cacheTtlMs(PLANS[account.plan]));
     return { image, tier: 'render' };

@@ -63,6 +63,10 @@ export async function countingApp(s: Running): Promise<CountingApp> {
       commit: async () => {
         generations.push({ accountId: auth.account.id, keyId: auth.key.id });
       },
+      commitWith: async (_outcome, write) => {
+        await write(null);
+        generations.push({ accountId: auth.account.id, keyId: auth.key.id });
+      },
       release: async () => {},
     }),
   };

@@ -1,0 +1,252 @@
+// Admission control in front of the page pool: at most `slots` renders hold a page at once;
+// the rest wait in per-owner FIFOs served round-robin, so one heavy key (or one address on the
+// open endpoint) cannot starve the others, and a request whose estimated wait is already
+// beyond the acquire deadline is refused at once (503 + Retry-After) instead of queueing
+// until it times out. No Chromium here: this file is plain data structures and timers.
+//
+// Hot path (a slot is free, nobody waits): `enter` decrements a counter and returns null, with
+// no allocation and no timer; `leave` updates one average and increments the counter.
+
+/** Per-owner FIFOs, served one item per owner in turn. Pure. */
+export class FairQueue<T> {
+  private readonly fifos = new Map<string, T[]>();
+  /** Owners with something queued, in service order; `next` points at the one served next. */
+  private readonly ring: string[] = [];
+  private next = 0;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Owners with at least one item queued. */
+  get owners(): number {
+    return this.ring.length;
+  }
+
+  sizeOf(owner: string): number {
+    return this.fifos.get(owner)?.length ?? 0;
+  }
+
+  push(owner: string, item: T): void {
+    let fifo = this.fifos.get(owner);
+    if (!fifo) {
+      fifo = [];
+      this.fifos.set(owner, fifo);
+      // A newcomer joins at the end of the current round: served after everyone already waiting
+      // has had one turn at most.
+      this.ring.splice(this.next, 0, owner);
+      this.next = (this.next + 1) % this.ring.length;
+    }
+    fifo.push(item);
+    this.count++;
+  }
+
+  /** The next item, round-robin across owners, FIFO within one owner. */
+  shift(): T | undefined {
+    if (this.count === 0) return undefined;
+    const owner = this.ring[this.next]!;
+    const fifo = this.fifos.get(owner)!;
+    const item = fifo.shift()!;
+    this.count--;
+    if (fifo.length === 0) this.dropOwner(this.next);
+    else this.next = (this.next + 1) % this.ring.length;
+    return item;
+  }
+
+  /** Removes one item (a waiter that gave up); false when it was not queued. */
+  remove(owner: string, item: T): boolean {
+    const fifo = this.fifos.get(owner);
+    const i = fifo ? fifo.indexOf(item) : -1;
+    if (!fifo || i < 0) return false;
+    fifo.splice(i, 1);
+    this.count--;
+    if (fifo.length === 0) this.dropOwner(this.ring.indexOf(owner));
+    return true;
+  }
+
+  /**
+   * How many queued items would be served before one more item of `owner`: everything of
+   * its own, plus at most (own + 1) of every other owner (one per round until its turn).
+   */
+  ahead(owner: string): number {
+    const own = this.sizeOf(owner);
+    let n = own;
+    for (const [o, fifo] of this.fifos) if (o !== owner) n += Math.min(fifo.length, own + 1);
+    return n;
+  }
+
+  /** The owner with the most items queued (ties: the first found), or undefined when empty. */
+  largest(): { owner: string; size: number } | undefined {
+    let best: { owner: string; size: number } | undefined;
+    for (const [owner, fifo] of this.fifos) if (!best || fifo.length > best.size) best = { owner, size: fifo.length };
+    return best;
+  }
+
+  /** Removes and returns the newest item of `owner` (the one that waited least). */
+  popNewest(owner: string): T | undefined {
+    const fifo = this.fifos.get(owner);
+    if (!fifo || fifo.length === 0) return undefined;
+    const item = fifo.pop()!;
+    this.count--;
+    if (fifo.length === 0) this.dropOwner(this.ring.indexOf(owner));
+    return item;
+  }
+
+  private dropOwner(index: number): void {
+    const owner = this.ring[index]!;
+    this.fifos.delete(owner);
+    this.ring.splice(index, 1);
+    if (index < this.next) this.next--;
+    if (this.next >= this.ring.length) this.next = 0;
+  }
+}
+
+/** Exponentially weighted moving average of how long a render holds a page, ms. */
+export class Ewma {
+  private v: number;
+  constructor(
+    initial: number,
+    private readonly alpha = 0.2,
+  ) {
+    this.v = initial;
+  }
+  get value(): number {
+    return this.v;
+  }
+  add(sample: number): void {
+    if (Number.isFinite(sample) && sample >= 0) this.v += this.alpha * (sample - this.v);
+  }
+}
+
+/**
+ * The wait a request behind `ahead` others can expect when all `slots` are busy and a slot
+ * comes free every holdMs / slots on average. Pure.
+ */
+export function estimateWaitMs(ahead: number, slots: number, holdMs: number): number {
+  return ((ahead + 1) * holdMs) / Math.max(1, slots);
+}
+
+export type RefusalReason = 'overloaded' | 'queue_full' | 'timeout' | 'displaced' | 'closing';
+
+/** Why a request got no slot; retryAfterMs is the estimated time until one would be free. */
+export class AdmissionRefused extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    readonly retryAfterMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AdmissionRefused';
+  }
+}
+
+export interface AdmissionOptions {
+  /** Renders allowed to hold a page at once (the pool size). */
+  slots: number;
+  /** Requests allowed to wait at once (MAX_QUEUE); 0 = none wait. */
+  maxQueue: number;
+  /** The longest a request may wait for a slot (ACQUIRE_TIMEOUT_MS). */
+  maxWaitMs: number;
+  /** Assumed page hold time before any render was measured, ms. */
+  initialHoldMs?: number;
+}
+
+export interface AdmissionStats {
+  waiting: number;
+  refusedEarly: number;
+  displaced: number;
+  timedOut: number;
+  avgHoldMs: number;
+}
+
+interface Waiter {
+  owner: string;
+  resolve: () => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export class AdmissionGate {
+  private free: number;
+  private readonly queue = new FairQueue<Waiter>();
+  private readonly hold: Ewma;
+  private counters = { refusedEarly: 0, displaced: 0, timedOut: 0 };
+
+  constructor(private readonly opts: AdmissionOptions) {
+    this.free = Math.max(1, opts.slots);
+    this.hold = new Ewma(opts.initialHoldMs ?? 50);
+  }
+
+  /**
+   * Takes a slot for `owner`. Returns null when one was free (the slot is held now), otherwise
+   * a promise that resolves once a slot is handed to this request, or rejects with
+   * AdmissionRefused (at once when the estimated wait exceeds maxWaitMs or the queue is full,
+   * later when the wait runs out or a lighter owner displaces it). Every success must be
+   * paired with exactly one leave().
+   */
+  enter(owner: string): Promise<void> | null {
+    if (this.free > 0) {
+      this.free--;
+      return null;
+    }
+    const waitMs = estimateWaitMs(this.queue.ahead(owner), this.opts.slots, this.hold.value);
+    if (waitMs > this.opts.maxWaitMs) {
+      this.counters.refusedEarly++;
+      return Promise.reject(
+        new AdmissionRefused('overloaded', waitMs - this.opts.maxWaitMs, `server busy: the estimated wait (${Math.round(waitMs)} ms) exceeds ${this.opts.maxWaitMs} ms`),
+      );
+    }
+    if (this.queue.size >= this.opts.maxQueue) {
+      // Full: a lighter owner takes the place of the newest request of the heaviest one, so a
+      // flood from one key cannot lock everyone else out of the queue.
+      const top = this.queue.largest();
+      if (!top || top.size <= this.queue.sizeOf(owner) + 1) {
+        return Promise.reject(new AdmissionRefused('queue_full', this.drainMs(), 'render queue is full'));
+      }
+      const victim = this.queue.popNewest(top.owner)!;
+      clearTimeout(victim.timer);
+      this.counters.displaced++;
+      victim.reject(new AdmissionRefused('displaced', this.drainMs(), 'render queue is full'));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const w: Waiter = { owner, resolve, reject, timer: undefined };
+      w.timer = setTimeout(() => {
+        if (!this.queue.remove(w.owner, w)) return;
+        this.counters.timedOut++;
+        reject(new AdmissionRefused('timeout', this.drainMs(), `no renderer free within ${this.opts.maxWaitMs} ms`));
+      }, this.opts.maxWaitMs);
+      this.queue.push(owner, w);
+    });
+  }
+
+  /** Gives a slot back after holding it heldMs (undefined: not a sample); the next waiter
+   *  (round-robin) gets it. */
+  leave(heldMs?: number): void {
+    if (heldMs !== undefined) this.hold.add(heldMs);
+    const w = this.queue.shift();
+    if (!w) {
+      this.free = Math.min(this.free + 1, this.opts.slots);
+      return;
+    }
+    clearTimeout(w.timer);
+    w.resolve();
+  }
+
+  /** Refuses everyone waiting (shutdown). */
+  close(): void {
+    for (let w = this.queue.shift(); w; w = this.queue.shift()) {
+      clearTimeout(w.timer);
+      w.reject(new AdmissionRefused('closing', 1000, 'shutting down'));
+    }
+  }
+
+  stats(): AdmissionStats {
+    return { waiting: this.queue.size, ...this.counters, avgHoldMs: this.hold.value };
+  }
+
+  /** Estimated time until everything queued now has been served. */
+  private drainMs(): number {
+    return estimateWaitMs(this.queue.size, this.opts.slots, this.hold.value);
+  }
+}

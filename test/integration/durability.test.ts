@@ -1,0 +1,335 @@
+// Issue 7 part 5: durability.
+// (a) The real server process (`node --import tsx src/cli.ts serve`: the current source, whatever
+//     the state of dist/) is SIGKILLed while clients create short charts at full speed; after a
+//     restart on the same DATA_DIR every chart whose 201 reached a client resolves, the usage
+//     counter equals the charts stored, every chart has its image, and the file passes
+//     PRAGMA integrity_check.
+// (b) A full disk: DATA_DIR on a small tmpfs filled to ENOSPC gives real SQLITE_FULL errors
+//     through the real server: 500 internal_error with a log line naming the cause, existing
+//     charts still served, nothing half-written, and all well again once space is freed.
+import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { loadMasterKey } from '../../src/store/masterKey.js';
+import { AccountService } from '../../src/services/accounts.js';
+import { createLogger } from '../../src/log.js';
+import { startServer, type Running } from '../../src/main.js';
+import { testConfig } from '../helpers/server.js';
+import { decodePng } from '../helpers/images.js';
+
+interface Counts {
+  charts: number;
+  used: number;
+  chartsWithoutImage: number;
+  integrity: string;
+}
+
+/** What the file holds for an account, read with a connection of our own (the server is stopped or still running: WAL readers are fine). */
+function countsOf(dataDir: string, accountId: string): Counts {
+  const db = new Database(join(dataDir, 'chartshot.db'), { readonly: true, fileMustExist: true });
+  try {
+    const charts = (db.prepare('SELECT COUNT(*) AS n FROM charts WHERE account_id = ?').get(accountId) as { n: number }).n;
+    const used = (db.prepare('SELECT COALESCE(SUM(used), 0) AS n FROM usage_counters WHERE account_id = ?').get(accountId) as { n: number }).n;
+    const chartsWithoutImage = (
+      db.prepare("SELECT COUNT(*) AS n FROM charts c WHERE c.account_id = ? AND NOT EXISTS (SELECT 1 FROM images i WHERE i.key = 'chart:' || c.id)").get(accountId) as { n: number }
+    ).n;
+    const integrity = (db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check).join('; ');
+    return { charts, used, chartsWithoutImage, integrity };
+  } finally {
+    db.close();
+  }
+}
+
+const tinyChart = (n: number) => ({
+  chart: { type: n % 2 ? 'bar' : 'line', data: { labels: ['a', 'b', 'c'], datasets: [{ data: [n % 97, (n * 7) % 13, Math.random()] }] } },
+  width: 40 + (n % 20),
+  height: 30,
+});
+
+describe('durability: SIGKILL during writes, and a full disk', function () {
+  this.timeout(120_000);
+
+  describe('(a) SIGKILL while short charts are created at full speed', function () {
+    let root: string;
+    let dataDir: string;
+    let child: ChildProcess | null = null;
+
+    before(() => {
+      root = mkdtempSync(join(tmpdir(), 'chartshot-durability-'));
+      dataDir = join(root, 'data');
+      mkdirSync(join(root, 'tmp'));
+    });
+
+    after(() => {
+      killGroup(child);
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    /** Kills the server's whole process group (node and its Chromium), by the pid we spawned. */
+    function killGroup(c: ChildProcess | null): void {
+      if (c?.pid && c.exitCode === null && c.signalCode === null) {
+        try {
+          process.kill(-c.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+    }
+
+    /** Starts `chartshot serve` on dataDir and a free port; resolves with its URL once it logs that it listens. */
+    function serve(): Promise<{ proc: ChildProcess; url: string }> {
+      return new Promise((resolve, reject) => {
+        const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+          env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', POOL_SIZE: '2', LOG_LEVEL: 'info', TMPDIR: join(root, 'tmp') },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          // own process group: cleanup can reach Chromium too
+          detached: true,
+        });
+        child = proc;
+        let buf = '';
+        let errText = '';
+        const timer = setTimeout(() => reject(new Error(`server did not start: ${errText.slice(-2000)}`)), 60_000);
+        proc.stderr!.on('data', (d: Buffer) => (errText += d.toString()));
+        proc.stdout!.on('data', (d: Buffer) => {
+          buf += d.toString();
+          const m = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"chartshot listening"/.exec(buf);
+          if (m) {
+            clearTimeout(timer);
+            buf = '';
+            proc.stdout!.removeAllListeners('data');
+            proc.stdout!.resume(); // keep draining the request log
+            resolve({ proc, url: m[1]! });
+          } else if (buf.length > 1_000_000) buf = buf.slice(-10_000);
+        });
+        proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${errText.slice(-2000)}`)));
+      });
+    }
+
+    it('every chart whose 201 reached a client resolves after a restart; used == charts stored >= 201s received', async function () {
+      // The account is created before the server starts, on the same DATA_DIR (as the CLI does).
+      const store = createSqliteStore(dataDir);
+      const acct = await new AccountService(store, loadMasterKey(dataDir)).createAccount('enterprise', null);
+      await store.close();
+
+      const first = await serve();
+      const received: string[] = [];
+      let attempts = 0;
+      let killed = false;
+      const otherFailures: string[] = [];
+      const client = async (c: number) => {
+        for (let i = 0; !killed; i++) {
+          const n = c * 1_000_000 + i;
+          attempts++;
+          try {
+            const res = await fetch(`${first.url}/v1/chart/create`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key },
+              body: JSON.stringify(tinyChart(n)),
+            });
+            const body = (await res.json()) as { id?: string; error?: string };
+            if (res.status === 201 && body.id) received.push(body.id);
+            else if (!killed) otherFailures.push(`${res.status} ${body.error}`);
+          } catch (err) {
+            if (!killed) otherFailures.push(String(err));
+          }
+        }
+      };
+      const clients = Array.from({ length: 6 }, (_, c) => client(c));
+      // Let creation run at full speed for 1.5-3 s, then SIGKILL the server mid-write.
+      await new Promise((r) => setTimeout(r, 1500 + Math.random() * 1500));
+      const receivedAtKill = received.length;
+      killed = true;
+      first.proc.kill('SIGKILL');
+      await Promise.all(clients);
+      killGroup(first.proc);
+      await new Promise<void>((r) => (first.proc.exitCode !== null || first.proc.signalCode !== null ? r() : first.proc.once('exit', () => r())));
+      expect(first.proc.signalCode).to.equal('SIGKILL');
+      expect(otherFailures, otherFailures.slice(0, 5).join('\n')).to.deep.equal([]);
+      expect(received.length, 'no chart was created before the kill').to.be.greaterThan(20);
+
+      const second = await serve();
+      try {
+        let lost = 0;
+        // every id whose 201 was received resolves to its image (sequential in small batches)
+        for (let i = 0; i < received.length; i += 8) {
+          const batch = received.slice(i, i + 8);
+          const statuses = await Promise.all(
+            batch.map(async (id) => {
+              const res = await fetch(`${second.url}/v1/chart/${id}`);
+              const buf = Buffer.from(await res.arrayBuffer());
+              if (res.status !== 200) return res.status;
+              expect(res.headers.get('content-type')).to.equal('image/png');
+              expect(decodePng(buf).height).to.equal(30);
+              return 200;
+            }),
+          );
+          lost += statuses.filter((s) => s !== 200).length;
+        }
+        expect(lost, 'charts whose 201 was received but that do not resolve').to.equal(0);
+
+        const counts = countsOf(dataDir, acct.account_id);
+        // Counted and stored in one transaction: the counter equals the charts stored. A create
+        // committed just before the kill whose 201 never reached its client is stored and counted
+        // too, so stored >= received (by at most the number of requests in flight: 6 clients).
+        expect(counts.used).to.equal(counts.charts);
+        expect(counts.charts).to.be.within(received.length, received.length + 6);
+        expect(counts.chartsWithoutImage).to.equal(0);
+        expect(counts.integrity).to.equal('ok');
+
+        // the restarted server's own view agrees
+        const analytics = (await (await fetch(`${second.url}/usage/analytics`, { headers: { authorization: `Bearer ${acct.session_token}` } })).json()) as { currentUsage: { count: number } };
+        expect(analytics.currentUsage.count).to.equal(counts.charts);
+        // eslint-disable-next-line no-console
+        console.log(`      SIGKILL: ${attempts} create requests, ${received.length} 201s received (${receivedAtKill} when the kill was decided), ${counts.charts} charts stored and counted, lost 0`);
+      } finally {
+        second.proc.kill('SIGTERM');
+        await new Promise<void>((r) => (second.proc.exitCode !== null ? r() : second.proc.once('exit', () => r())));
+        killGroup(second.proc);
+      }
+    });
+  });
+
+  describe('(b) a full disk under DATA_DIR', function () {
+    // Real ENOSPC, not a mock: DATA_DIR is a 16 MB tmpfs (we run as root, where chmod does not
+    // stop writes, and a tmpfs cannot be remounted read-only while the database is open), and a
+    // filler file takes every free byte. Where mounting is not permitted, the same SQLITE_FULL
+    // comes from PRAGMA max_page_count pinned to the database's current size.
+    let mnt: string;
+    let mounted = false;
+    let running: Running;
+    let db: SqliteStore['db'];
+    const logLines: Array<Record<string, unknown>> = [];
+    let key: string;
+    let accountId: string;
+    const filler = () => join(mnt, 'filler');
+
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+
+    before(async function () {
+      this.timeout(60_000);
+      mnt = mkdtempSync(join(tmpdir(), 'chartshot-fulldisk-'));
+      mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mnt]).status === 0;
+      const config = testConfig({ dataDir: mnt, poolSize: 1 });
+      running = await startServer(config, { log: createLogger('info', sink) });
+      db = (running.deps.store as SqliteStore).db;
+      const acct = await running.deps.accounts.createAccount('enterprise', null);
+      key = acct.api_key;
+      accountId = acct.account_id;
+    });
+
+    after(async function () {
+      rmSync(filler(), { force: true });
+      await running?.close();
+      if (mounted) spawnSync('umount', [mnt]);
+      rmSync(mnt, { recursive: true, force: true });
+    });
+
+    const create = (n: number, extra: Record<string, unknown> = {}) =>
+      fetch(`${running.url}/v1/chart/create`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ ...tinyChart(n), ...extra }) });
+
+    /** Takes the free space away, leaving about `leaveBytes`. */
+    function fillDisk(leaveBytes = 0): void {
+      // Empty the WAL first: otherwise SQLite overwrites the WAL's old frames and needs no new space.
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      if (!mounted) {
+        const pages = db.pragma('page_count', { simple: true }) as number;
+        db.pragma(`max_page_count = ${pages + Math.ceil(leaveBytes / 4096)}`);
+        return;
+      }
+      const fd = openSync(filler(), 'w');
+      const block = Buffer.alloc(64 * 1024, 7);
+      try {
+        for (;;) writeSync(fd, block);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      }
+      try {
+        for (;;) writeSync(fd, block, 0, 4096);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      }
+      closeSync(fd);
+      if (leaveBytes > 0) truncateSync(filler(), Math.max(0, statSync(filler()).size - leaveBytes));
+    }
+
+    function freeDisk(): void {
+      rmSync(filler(), { force: true });
+      if (!mounted) db.pragma('max_page_count = 1073741823');
+    }
+
+    it('writes fail with 500 internal_error and a log line naming the cause; existing charts are still served; nothing half-written; all well after space is freed', async function () {
+      const before: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await create(i);
+        expect(res.status).to.equal(201);
+        before.push(((await res.json()) as { id: string }).id);
+      }
+      running.deps.imageCache.clearMemory(); // existing charts must come from the disk tier
+      const start = countsOf(mnt, accountId);
+      expect(start).to.deep.include({ charts: 3, used: 3, chartsWithoutImage: 0 });
+
+      fillDisk();
+      // A write-requiring request: 500 internal_error, the SPEC error object.
+      let failed: Response | null = null;
+      for (let i = 0; i < 20 && !failed; i++) {
+        const res = await create(100 + i);
+        if (res.status !== 201) failed = res;
+        else await res.arrayBuffer();
+      }
+      expect(failed, 'no write failed on a full disk').to.not.equal(null);
+      expect(failed!.status).to.equal(500);
+      expect(await failed!.json()).to.deep.equal({ error: 'internal_error', detail: 'internal error' });
+      const line = logLines.find((l) => l.level === 50 && typeof l.msg === 'string' && /full/.test(l.msg));
+      expect(line, `log lines: ${JSON.stringify(logLines.filter((l) => (l.level as number) >= 50)).slice(0, 1000)}`).to.not.equal(undefined);
+      expect(line!.msg).to.match(/^request failed: the disk or database is full \((SQLITE_FULL|ENOSPC)\)$/);
+      expect(JSON.stringify(line)).to.not.contain(key); // the key is never logged
+
+      // Reading keeps working: every existing chart is served (from the persistent tier).
+      for (const id of before) {
+        const res = await fetch(`${running.url}/v1/chart/${id}`);
+        expect(res.status).to.equal(200);
+        expect(res.headers.get('x-cache-tier')).to.be.oneOf(['r2', 'edge']);
+        decodePng(Buffer.from(await res.arrayBuffer()));
+      }
+      // Nothing half-written: each stored chart has its image and its count.
+      const during = countsOf(mnt, accountId);
+      expect(during.used).to.equal(during.charts);
+      expect(during.chartsWithoutImage).to.equal(0);
+
+      // A create whose own transaction (chart + image + count) is larger than the space left: the
+      // small writes before it (rate-limit window) may pass, the create is all or nothing.
+      freeDisk();
+      fillDisk(48 * 1024);
+      const big = await create(999, { width: 1200, height: 900, format: 'svg', chart: { type: 'line', data: { labels: Array.from({ length: 3000 }, (_, i) => String(i)), datasets: [{ data: Array.from({ length: 3000 }, () => Math.random() * 1000) }] } } });
+      expect(big.status).to.be.oneOf([201, 500]);
+      await big.arrayBuffer();
+      const partial = countsOf(mnt, accountId);
+      expect(partial.used).to.equal(partial.charts);
+      expect(partial.chartsWithoutImage).to.equal(0);
+
+      // Space back: the file is intact and the server works again without a restart.
+      freeDisk();
+      const again = await create(5000);
+      expect(again.status).to.equal(201);
+      const id = ((await again.json()) as { id: string }).id;
+      expect((await fetch(`${running.url}/v1/chart/${id}`)).status).to.equal(200);
+      const end = countsOf(mnt, accountId);
+      expect(end.integrity).to.equal('ok');
+      expect(end.used).to.equal(end.charts);
+      expect(end.chartsWithoutImage).to.equal(0);
+      expect((await fetch(`${running.url}/v1/status`)).status).to.equal(200);
+      // eslint-disable-next-line no-console
+      console.log(`      full disk (${mounted ? 'tmpfs filled to ENOSPC' : 'max_page_count'}): big create -> ${big.status}; ${end.charts} charts = ${end.used} counted`);
+    });
+  });
+});

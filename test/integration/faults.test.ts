@@ -1,0 +1,250 @@
+// Browser faults under load (issue 7, part 1): the Chromium process SIGKILLed while 8 clients
+// render in a loop, and one page's renderer process killed (idle, then mid-render). Every
+// request gets an image or a clean 500/503 in bounded time, the pool heals by itself, and no
+// Chromium process or profile directory outlives the server.
+import { expect } from 'chai';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Proc {
+  pid: number;
+  args: string;
+}
+
+/** Every live process whose command line contains all the given strings (via /proc). */
+function processesWith(...parts: string[]): Proc[] {
+  const out: Proc[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ');
+      if (args && parts.every((p) => args.includes(p))) out.push({ pid: Number(name), args });
+    } catch {
+      /* the process ended while we looked */
+    }
+  }
+  return out;
+}
+
+/** Our own children that exited but were never reaped. */
+function zombieChildren(): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z' && Number(fields[1]) === process.pid) out.push(Number(name));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** CPU ticks (user + system) a process has used so far. */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return -1;
+  }
+}
+
+function renderersOf(profile: string): Proc[] {
+  return processesWith(profile, '--type=renderer').filter((p) => !p.args.includes('--top-chrome-webui'));
+}
+
+async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+interface Outcome {
+  client: number;
+  sentAt: number;
+  doneAt: number;
+  status: number;
+  contentType: string | null;
+  error?: string;
+  retryAfter: string | null;
+  png: boolean;
+  failure?: string;
+}
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+describe('browser faults (issue 7, part 1)', function () {
+  this.timeout(120000);
+
+  it('SIGKILL of Chromium under 8 concurrent clients: every request answered in time, the pool relaunches, nothing is left behind', async () => {
+    const RENDER_TIMEOUT_MS = 3000;
+    const s: TestServer = await startTestServer({ poolSize: 2, renderTimeoutMs: RENDER_TIMEOUT_MS, acquireTimeoutMs: 2000, maxQueue: 64 });
+    let stopped = false;
+    try {
+      const key = (await s.account('growth')).api_key;
+      const firstPid = s.deps.pool.browserPid()!;
+      expect(firstPid).to.be.a('number');
+      expect(processesWith(s.deps.pool.profiles[0]!).length, 'Chromium processes of the first browser').to.be.greaterThan(0);
+
+      const started = Date.now();
+      const LOAD_MS = 4500;
+      const KILL_AT_MS = 1000;
+      const outcomes: Outcome[] = [];
+      let n = 0;
+      const client = async (c: number) => {
+        while (Date.now() - started < LOAD_MS) {
+          const i = n++;
+          // every request differs, so none joins another's render
+          const chart = { ...BAR, data: { ...BAR.data, datasets: [{ label: 'Revenue', data: [12, 19, 3, i] }] } };
+          const sentAt = Date.now();
+          try {
+            const res = await post(s.url, '/v1/chart', { chart, width: 320, height: 160 }, { 'x-api-key': key });
+            const body = Buffer.from(await res.arrayBuffer());
+            let error: string | undefined;
+            if (res.status !== 200) error = (JSON.parse(body.toString('utf8')) as { error?: string }).error;
+            outcomes.push({
+              client: c, sentAt, doneAt: Date.now(), status: res.status, contentType: res.headers.get('content-type'),
+              error, retryAfter: res.headers.get('retry-after'), png: body.subarray(0, 8).equals(PNG),
+            });
+          } catch (err) {
+            outcomes.push({ client: c, sentAt, doneAt: Date.now(), status: 0, contentType: null, retryAfter: null, png: false, failure: (err as Error).message });
+          }
+        }
+      };
+      const clients = Array.from({ length: 8 }, (_, c) => client(c));
+      await sleep(KILL_AT_MS);
+      const killedAt = Date.now();
+      process.kill(firstPid, 'SIGKILL');
+      await Promise.all(clients);
+
+      const summary = `${outcomes.length} requests: ${['200', '500', '503', '0'].map((st) => `${st} x${outcomes.filter((o) => String(o.status) === st).length}`).join(', ')}`;
+      if (process.env.FAULTS_DEBUG) console.log(summary, Math.max(...outcomes.map((o) => o.doneAt - o.sentAt)));
+      expect(outcomes.length, summary).to.be.greaterThan(16);
+      // requests lost: none (a lost request = no HTTP answer at all)
+      expect(outcomes.filter((o) => o.status === 0), summary).to.deep.equal([]);
+      for (const o of outcomes) {
+        const what = `client ${o.client} sent at +${o.sentAt - started} ms: ${o.status} ${o.error ?? ''} after ${o.doneAt - o.sentAt} ms`;
+        if (o.status === 200) {
+          expect(o.contentType, what).to.equal('image/png');
+          expect(o.png, what).to.equal(true);
+        } else if (o.status === 500) {
+          expect(o.error, what).to.equal('render_failed');
+        } else {
+          expect(o.status, what).to.equal(503);
+          expect(o.error, what).to.equal('service_unavailable');
+          expect(Number(o.retryAfter), what).to.be.at.least(1);
+        }
+        expect(o.doneAt - o.sentAt, what).to.be.at.most(RENDER_TIMEOUT_MS + 1000);
+      }
+      // renders succeed again within 5 s of the kill
+      const healed = outcomes.filter((o) => o.status === 200 && o.sentAt > killedAt).sort((a, b) => a.doneAt - b.doneAt)[0];
+      expect(healed, `a 200 for a request sent after the kill; ${summary}`).to.not.equal(undefined);
+      expect(healed!.doneAt - killedAt, 'first success after the kill').to.be.lessThan(5000);
+      // the tail of the load is healthy again: the last requests of every client succeeded
+      for (let c = 0; c < 8; c++) {
+        const last = outcomes.filter((o) => o.client === c).at(-1)!;
+        expect(last.status, `last request of client ${c}`).to.equal(200);
+      }
+
+      const stats = s.deps.pool.stats();
+      expect(stats.browserRestarts).to.equal(1);
+      expect(stats.browserConnected).to.equal(true);
+      expect(s.deps.pool.browserPid()).to.not.equal(firstPid);
+      const profiles = [...s.deps.pool.profiles];
+      expect(profiles).to.have.length(2);
+      // the killed browser's children went with it, and its profile directory is gone
+      expect(await waitFor(() => processesWith(profiles[0]!).length === 0, 3000), 'processes of the killed browser').to.equal(true);
+      expect(await waitFor(() => !existsSync(profiles[0]!), 3000), 'profile of the killed browser removed').to.equal(true);
+
+      stopped = true;
+      await s.stop();
+      // count them: no Chromium process of either browser survives the shutdown
+      expect(await waitFor(() => profiles.every((p) => processesWith(p).length === 0), 3000), 'Chromium processes after shutdown').to.equal(true);
+      expect(profiles.filter((p) => existsSync(p)), 'profile directories after shutdown').to.deep.equal([]);
+      expect(await waitFor(() => zombieChildren().length === 0, 2000), 'unreaped child processes').to.equal(true);
+    } finally {
+      if (!stopped) await s.stop();
+    }
+  });
+
+  describe('a killed renderer (one page, not the browser)', () => {
+    let s: TestServer;
+    let key: string;
+    let clean: Buffer;
+    const render = async (chart: unknown) => {
+      const res = await post(s.url, '/v1/chart', { chart, width: 300, height: 150 }, { 'x-api-key': key });
+      return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+    };
+    before(async () => {
+      s = await startTestServer({ poolSize: 1, renderTimeoutMs: 8000 });
+      key = (await s.account('growth')).api_key;
+      const r = await render(BAR);
+      expect(r.status).to.equal(200);
+      clean = r.body;
+    });
+    after(async () => s?.stop());
+
+    it('an idle page whose renderer is killed is replaced; the browser stays up and renders go on', async () => {
+      const pool = s.deps.pool;
+      const pid = pool.browserPid();
+      const before = pool.stats();
+      const profile = pool.profiles.at(-1)!;
+      const candidates = renderersOf(profile);
+      expect(candidates.length, 'renderer processes').to.be.greaterThan(0);
+      // Which renderer serves the page is not exposed by Chromium: kill them one at a time
+      // (a spare renderer may exist) until the pool sees its page crash.
+      let killed = 0;
+      for (const p of candidates) {
+        process.kill(p.pid, 'SIGKILL');
+        killed++;
+        if (await waitFor(() => (pool.stats().pagesCrashed ?? 0) > (before.pagesCrashed ?? 0), 1500)) break;
+      }
+      expect(pool.stats().pagesCrashed, `crashed pages after killing ${killed} renderer(s)`).to.equal((before.pagesCrashed ?? 0) + 1);
+      for (let i = 0; i < 4; i++) {
+        const r = await render(BAR);
+        expect(r.status, `render ${i} after the kill`).to.equal(200);
+        expect(r.body.equals(clean), 'identical to the render before the kill').to.equal(true);
+      }
+      const after = pool.stats();
+      expect(after.pagesDestroyed).to.be.greaterThan(before.pagesDestroyed);
+      expect(after.pagesCreated).to.be.greaterThan(before.pagesCreated);
+      expect(after.browserRestarts).to.equal(before.browserRestarts);
+      expect(pool.browserPid()).to.equal(pid);
+    });
+
+    it('a renderer killed mid-render fails that request at once with 500 render_failed; the next render is clean', async () => {
+      const pool = s.deps.pool;
+      const profile = pool.profiles.at(-1)!;
+      const slow = { ...BAR, options: { scales: { y: { ticks: { callback: 'function(v){ var t=Date.now(); while(Date.now()-t<5000){} return v; }' } } } } };
+      const t0 = Date.now();
+      const pending = post(s.url, '/v1/chart', { chart: slow, width: 300, height: 150 }, { 'x-api-key': key });
+      // the page's renderer is the one burning CPU in the callback
+      await sleep(700);
+      const a = new Map(renderersOf(profile).map((p) => [p.pid, cpuTicks(p.pid)]));
+      await sleep(400);
+      const hot = [...a.entries()].map(([pid, t]) => ({ pid, used: cpuTicks(pid) - t })).sort((x, y) => y.used - x.used)[0];
+      expect(hot, 'a busy renderer').to.not.equal(undefined);
+      expect(hot!.used, 'CPU ticks of the busiest renderer').to.be.greaterThan(10);
+      process.kill(hot!.pid, 'SIGKILL');
+      const res = await pending;
+      const elapsed = Date.now() - t0;
+      expect(res.status).to.equal(500);
+      expect(((await res.json()) as { error: string }).error).to.equal('render_failed');
+      // answered when the renderer died, long before the 5 s loop or the 8 s render timeout
+      expect(elapsed).to.be.lessThan(4000);
+      const next = await render(BAR);
+      expect(next.status).to.equal(200);
+      expect(next.body.equals(clean)).to.equal(true);
+      expect(pool.stats().browserRestarts).to.equal(0);
+    });
+  });
+});
