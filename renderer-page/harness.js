@@ -222,10 +222,36 @@
     }
   }
 
-  function renderPng(cfg, width, height, handle) {
+  // A fresh canvas costs about 1.5 ms (backing store) per 800x400 render: the last few sizes
+  // keep theirs. ctx.reset() clears the bitmap and every bit of context state, so a reused
+  // canvas draws exactly what a new one would (test/integration/fidelity.test.ts). Canvases
+  // over 4M pixels are never kept.
+  var KEEP_CANVASES = 3;
+  var KEEP_MAX_PIXELS = 4000000;
+  var canvases = [];
+
+  function canvasFor(width, height) {
+    for (var i = 0; i < canvases.length; i++) {
+      var c = canvases[i];
+      if (c.width === width && c.height === height) {
+        canvases.splice(i, 1);
+        canvases.unshift(c);
+        c.getContext('2d').reset();
+        return c;
+      }
+    }
     var canvas = document.createElement('canvas');
     canvas.width = width;
     canvas.height = height;
+    if (width * height <= KEEP_MAX_PIXELS) {
+      canvases.unshift(canvas);
+      if (canvases.length > KEEP_CANVASES) canvases.pop();
+    }
+    return canvas;
+  }
+
+  function renderPng(cfg, width, height, handle) {
+    var canvas = canvasFor(width, height);
     handle.key = canvas;
     handle.chart = new Chart(canvas, cfg);
     var url = canvas.toDataURL('image/png');

@@ -101,7 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 2 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     acquireTimeoutMs: int(env, 'ACQUIRE_TIMEOUT_MS', 5000, 10, 600000),
     maxQueue: int(env, 'MAX_QUEUE', 64, 0, 100000),
-    pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 500, 1, 1000000),
+    pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 2000, 1, 1000000),
     memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
     buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
   });

@@ -6,18 +6,31 @@ import type { LogLevel } from './config.js';
 export type Logger = PinoLogger;
 
 export function createLogger(level: LogLevel, destination?: NodeJS.WritableStream): Logger {
-  return pino(
-    {
-      level,
-      base: { service: 'chartshot' },
-      timestamp: stdTimeFunctions.isoTime,
-      redact: {
-        paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'apiKey', 'api_key', 'sessionToken', 'secret', 'signingSecret'],
-        censor: '[redacted]',
-      },
+  if (destination) return pino(options(level), destination);
+  // Lines are written in batches of 4 KB (a write per request line cost about 0.3 ms of CPU
+  // per render), and at the latest a quarter of a second after they were logged.
+  const stream = pinoDestination({ sync: false, minLength: 4096 });
+  const log = pino(options(level), stream);
+  setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      /* a flush while a write is in progress: the next tick writes it */
+    }
+  }, 250).unref();
+  return log;
+}
+
+function options(level: LogLevel) {
+  return {
+    level,
+    base: { service: 'chartshot' },
+    timestamp: stdTimeFunctions.isoTime,
+    redact: {
+      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'apiKey', 'api_key', 'sessionToken', 'secret', 'signingSecret'],
+      censor: '[redacted]',
     },
-    destination ?? pinoDestination({ sync: false }),
-  );
+  };
 }
 
 /** Removes credentials from a URL before it is logged. */
