@@ -291,7 +291,9 @@
       var height = checkSide(req.height, 'height');
       var format = req.format === undefined ? 'png' : req.format;
       if (format !== 'png' && format !== 'svg') throw new Error('format must be png or svg');
-      var cfg = copyConfig(req.config, 0, st, 'root');
+      // The Node side sends the config as JSON text (faster through CDP than an object).
+      var raw = typeof req.configJson === 'string' ? JSON.parse(req.configJson) : req.config;
+      var cfg = copyConfig(raw, 0, st, 'root');
       if (!isObject(cfg)) throw new Error('config must be an object');
       prepare(cfg, req);
       var data = format === 'svg' ? renderSvg(cfg, width, height, handle) : renderPng(cfg, width, height, handle);

@@ -109,18 +109,19 @@ export function checkColor(value: unknown, field = 'backgroundColor'): string | 
 
 /** JSON with sorted keys: equal requests give equal strings, whatever their key order. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  return JSON.stringify(value, sortedKeys);
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value as object).sort()) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
+// A replacer, not a recursive copy: objects whose keys are already in order (most of them, e.g.
+// thousands of {x, y} points) pass through untouched. Object.fromEntries defines "__proto__" as
+// an own key, so hostile keys stay data.
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1]! > keys[i]!) {
+      return Object.fromEntries(keys.sort().map((k) => [k, (value as Record<string, unknown>)[k]]));
     }
-    return out;
   }
   return value;
 }

@@ -110,6 +110,16 @@ class RenderPage {
   }
 }
 
+/**
+ * The request as it crosses CDP: the config travels as a JSON string, which the page parses
+ * with JSON.parse. Chromium turns a protocol object argument into a V8 object about four times
+ * slower (5,000 points: 30 ms as an object, 7 ms as a string). Still data, never code.
+ */
+function toWire(req: PageRequest): Omit<PageRequest, 'config'> & { configJson: string } {
+  const { config, ...rest } = req;
+  return { ...rest, configJson: JSON.stringify(config) };
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -290,7 +300,7 @@ export class PagePool {
   }
 
   private async callRender(rp: RenderPage, req: PageRequest): Promise<PageResult> {
-    return this.call<PageResult>(rp, CALL_RENDER, [req]);
+    return this.call<PageResult>(rp, CALL_RENDER, [toWire(req)]);
   }
 
   private async call<T>(rp: RenderPage, fn: string, args: unknown[]): Promise<T> {
@@ -387,7 +397,7 @@ export class PagePool {
   async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
     const rp = await this.acquire('');
     try {
-      return await this.call<{ msPerRender: number }>(rp, CALL_FLOOR, [req, n]);
+      return await this.call<{ msPerRender: number }>(rp, CALL_FLOOR, [toWire(req), n]);
     } finally {
       // n renders in one lease: not a sample of the usual hold time
       void this.giveBack(rp, false, undefined);
