@@ -1,8 +1,8 @@
 // Launches and watches the one Chromium process. Only this directory talks to Chromium.
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger } from '../log.js';
 
 export interface BrowserOptions {
@@ -82,6 +82,14 @@ export async function launchBrowser(opts: BrowserOptions, log: Logger): Promise<
     .then((tabs) => Promise.all(tabs.map((t) => t.close())))
     .catch(() => {});
   const removeProfile = () => {
+    // A browser that was killed leaves its singleton socket directory
+    // (/tmp/org.chromium.Chromium.XXXXXX, linked from the profile) behind as well.
+    try {
+      const socketDir = dirname(readlinkSync(join(profile, 'SingletonSocket')));
+      if (/\/org\.chromium\.Chromium\.[^/]+$/.test(socketDir)) rmSync(socketDir, { recursive: true, force: true });
+    } catch {
+      /* no link: the browser removed it on a clean exit */
+    }
     try {
       rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
     } catch {

@@ -4,6 +4,8 @@ import { expect } from 'chai';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { createSocket, type Socket } from 'node:dgram';
 import { execFileSync } from 'node:child_process';
+import { existsSync, readlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 
 async function body(res: Response): Promise<Buffer> {
@@ -163,6 +165,9 @@ describe('the page pool', function () {
     const key = (await s.account('starter')).api_key;
     const pid = s.deps.pool.browserPid()!;
     expect(pid).to.be.a('number');
+    // Chromium's singleton socket directory in /tmp, which a killed browser leaves behind.
+    const socketDir = dirname(readlinkSync(join(s.deps.pool.profiles[0]!, 'SingletonSocket')));
+    expect(existsSync(socketDir)).to.equal(true);
     const load = Array.from({ length: 8 }, (_, i) =>
       post(s.url, '/v1/chart', { chart: BAR, width: 200 + i, height: 100 }, { 'x-api-key': key }).then((r) => r.status),
     );
@@ -184,5 +189,6 @@ describe('the page pool', function () {
     await s.stop();
     await new Promise((r) => setTimeout(r, 500));
     expect(processesUsing(profiles), 'Chromium processes left after shutdown').to.equal(0);
+    for (const dir of [...profiles, socketDir]) expect(existsSync(dir), `${dir} left in /tmp`).to.equal(false);
   });
 });
