@@ -7,6 +7,8 @@
 // (b) A full disk: DATA_DIR on a small tmpfs filled to ENOSPC gives real SQLITE_FULL errors
 //     through the real server: 500 internal_error with a log line naming the cause, existing
 //     charts still served, nothing half-written, and all well again once space is freed.
+// (c) A read-only DATA_DIR: refused at start with a message naming it; a store that turns
+//     read-only at run time answers writes with 500 internal_error and says why in the log.
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -330,6 +332,73 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       expect((await fetch(`${running.url}/v1/status`)).status).to.equal(200);
       // eslint-disable-next-line no-console
       console.log(`      full disk (${mounted ? 'tmpfs filled to ENOSPC' : 'max_page_count'}): big create -> ${big.status}; ${end.charts} charts = ${end.used} counted`);
+    });
+  });
+  describe('(c) a read-only DATA_DIR', function () {
+    // A real read-only file system: a read-only bind mount of a data directory (root ignores
+    // chmod). A mount cannot turn read-only while the database is open for writing (EBUSY), so a
+    // store that goes read-only at run time is exercised with PRAGMA query_only, which makes
+    // SQLite itself refuse writes with SQLITE_READONLY through the real server.
+    it('refuses to start on a read-only DATA_DIR with a message naming it, leaving the database intact', async function () {
+      this.timeout(60_000);
+      const dir = mkdtempSync(join(tmpdir(), 'chartshot-ro-'));
+      const ro = mkdtempSync(join(tmpdir(), 'chartshot-ro-view-'));
+      const store = createSqliteStore(dir);
+      await new AccountService(store, loadMasterKey(dir)).createAccount('starter', null);
+      await store.close();
+      const mounted = spawnSync('mount', ['--bind', dir, ro]).status === 0 && spawnSync('mount', ['-o', 'remount,ro,bind', ro]).status === 0;
+      try {
+        if (!mounted) this.skip();
+        let message = '';
+        await startServer(testConfig({ dataDir: ro, poolSize: 1 }), { log: createLogger('silent') }).then(
+          (r) => r.close(),
+          (err: Error) => (message = err.message),
+        );
+        expect(message).to.contain(ro).and.match(/read-only/);
+        const db = new Database(join(dir, 'chartshot.db'), { readonly: true, fileMustExist: true });
+        expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
+        db.close();
+      } finally {
+        spawnSync('umount', [ro]);
+        rmSync(ro, { recursive: true, force: true });
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a store that turns read-only at run time: 500 internal_error with a log line saying so; reads go on; writes resume after', async function () {
+      this.timeout(60_000);
+      const lines: Array<Record<string, unknown>> = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+          done();
+        },
+      });
+      const config = testConfig({ poolSize: 1 });
+      const running = await startServer(config, { log: createLogger('info', sink) });
+      try {
+        const db = (running.deps.store as SqliteStore).db;
+        const acct = await running.deps.accounts.createAccount('enterprise', null);
+        const create = (n: number) =>
+          fetch(`${running.url}/v1/chart/create`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key }, body: JSON.stringify(tinyChart(n)) });
+        const first = await create(1);
+        expect(first.status).to.equal(201);
+        const id = ((await first.json()) as { id: string }).id;
+        running.deps.imageCache.clearMemory();
+        db.pragma('query_only = ON');
+        const refused = await create(2);
+        expect(refused.status).to.equal(500);
+        expect(await refused.json()).to.deep.include({ error: 'internal_error' });
+        expect(lines.some((l) => typeof l.cause === 'string' && /read-only/.test(l.cause as string)) || lines.some((l) => /read-only/.test(JSON.stringify(l))), 'a log line names the cause').to.equal(true);
+        expect((await fetch(`${running.url}/v1/chart/${id}`)).status).to.equal(200);
+        db.pragma('query_only = OFF');
+        expect((await create(3)).status).to.equal(201);
+        const counts = countsOf(config.dataDir, acct.account_id);
+        expect(counts).to.deep.include({ charts: 2, used: 2, chartsWithoutImage: 0, integrity: 'ok' });
+      } finally {
+        await running.close();
+        rmSync(config.dataDir, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations.js';
 
@@ -11,8 +11,16 @@ export function openDatabase(dataDir: string | ':memory:'): DB {
   if (dataDir === ':memory:') db = new Database(':memory:');
   else {
     mkdirSync(dataDir, { recursive: true });
-    db = new Database(join(dataDir, 'chartshot.db'));
-    db.pragma('journal_mode = WAL');
+    try {
+      // access() answers EROFS even for root, whom chmod does not stop.
+      accessSync(dataDir, constants.W_OK);
+      db = new Database(join(dataDir, 'chartshot.db'));
+      db.pragma('journal_mode = WAL');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      const why = code === 'EROFS' || code.startsWith('SQLITE_READONLY') ? 'is on a read-only file system' : `cannot be written (${code || (err as Error).message})`;
+      throw new Error(`DATA_DIR ${dataDir} ${why}: chartshot keeps its database there and must be able to write it`);
+    }
   }
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
