@@ -11,7 +11,7 @@ import { AccountService } from './services/accounts.js';
 import { RenderService } from './services/render.js';
 import { parsePlanName, PLANS } from './chart/plans.js';
 import { checkColor, checkDimensions, checkFormat, parseChartConfig } from './chart/request.js';
-import { signQuery } from './services/signing.js';
+import { MAX_SIGNED_LIFETIME_S, signQuery } from './services/signing.js';
 import { AppError } from './errors.js';
 import { BILLING_USAGE, BillingUsageError, runBilling } from './cli-billing.js';
 
@@ -184,7 +184,13 @@ async function main(argv: string[]): Promise<void> {
     const secret = need(o.secret, '--secret');
     const expiresIn = need(o['expires-in'], '--expires-in');
     if (!/^\d+$/.test(expiresIn) || Number(expiresIn) < 1) throw new UsageError('--expires-in must be a positive number of seconds');
+    if (Number(expiresIn) > MAX_SIGNED_LIFETIME_S) throw new UsageError(`--expires-in must be at most ${MAX_SIGNED_LIFETIME_S} seconds (one year)`);
     const chart = JSON.stringify(parseChartConfig(readJsonFile(file) as unknown, file));
+    // Checked here as the server would (largest plan: the key's plan is not known offline), so a
+    // bad value fails now instead of printing a URL that can only answer 400.
+    checkDimensions(o.width ?? '800', o.height ?? '400', PLANS.enterprise);
+    if (o.format !== undefined) checkFormat(o.format, PLANS.enterprise);
+    checkColor(o.background, '--background');
     const params: Record<string, string> = { chart, width: o.width ?? '800', height: o.height ?? '400' };
     if (o.format) params.format = o.format;
     if (o.background) params.backgroundColor = o.background;

@@ -39,7 +39,9 @@ export const forbidden = (detail: string) => new AppError(403, 'forbidden', deta
 export const notFound = (detail = 'not found') => new AppError(404, 'not_found', detail);
 export const rateLimitExceeded = (retryAfterS: number, detail = 'rate limit exceeded') =>
   new AppError(429, 'rate_limit_exceeded', detail, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
-export const trialLimitReached = (detail = 'trial usage exhausted (100 charts)') => new AppError(429, 'trial_limit_reached', detail);
+/** retryAfterS: seconds until the trial ends (a 429 always carries Retry-After, CONTRACT §2). */
+export const trialLimitReached = (detail = 'trial usage exhausted (100 charts)', retryAfterS = 30 * 86400) =>
+  new AppError(429, 'trial_limit_reached', detail, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
 export const internalError = (detail = 'internal error') => new AppError(500, 'internal_error', detail);
 export const renderFailed = (detail = 'rendering failed') => new AppError(500, 'render_failed', detail);
 export const urlTooLong = (detail = 'URL longer than 8192 bytes') => new AppError(400, 'url_too_long', detail);

@@ -6,7 +6,7 @@ import { verifySignedQuery } from '../services/signing.js';
 
 export function apiKeyAuth(accounts: AccountService, opts: { allowSigned?: boolean } = {}): Middleware {
   return async (ctx, next) => {
-    if (opts.allowSigned && ctx.method === 'GET' && /(^|&)sig=/.test(ctx.querystring)) {
+    if (opts.allowSigned && (ctx.method === 'GET' || ctx.method === 'HEAD') && /(^|&)sig=/.test(ctx.querystring)) {
       const keyId = typeof ctx.query.key_id === 'string' ? ctx.query.key_id : '';
       const resolved = await verifySignedQuery(ctx.querystring, Date.now(), async () => accounts.authenticateKeyId(keyId));
       ctx.state.auth = resolved;

@@ -1,6 +1,6 @@
 // JSON bodies, read with a byte limit before anything is parsed.
 import type { Middleware } from 'koa';
-import { invalidInput } from '../errors.js';
+import { invalidInput, type AppError } from '../errors.js';
 
 /**
  * Deepest nesting a body may have. Chart.js configs stay near 10; a body nested thousands deep
@@ -40,17 +40,30 @@ export function jsonBody(maxBytes: number): Middleware {
     }
     const text = Buffer.concat(chunks).toString('utf8');
     let body: unknown = {};
+    let bad: AppError | undefined;
     if (text.trim() !== '') {
       const type = ctx.get('content-type');
-      if (type && !/json/i.test(type)) throw invalidInput('send the body as application/json');
-      if (nestingDepth(text) > MAX_JSON_DEPTH) throw invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-      try {
-        body = JSON.parse(text);
-      } catch (err) {
-        throw invalidInput(`the body is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
+      if (type && !/json/i.test(type)) bad = invalidInput('send the body as application/json');
+      else if (nestingDepth(text) > MAX_JSON_DEPTH) bad = invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      else {
+        try {
+          body = JSON.parse(text);
+        } catch (err) {
+          bad = invalidInput(`the body is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
+        }
       }
     }
-    (ctx.request as { body?: unknown }).body = body;
+    if (bad) {
+      // Thrown when a route reads the body, i.e. after authentication and the rate limiter,
+      // so a keyed request with a malformed body still gets 401 or its X-RateLimit-* headers.
+      const err = bad;
+      Object.defineProperty(ctx.request, 'body', {
+        configurable: true,
+        get() {
+          throw err;
+        },
+      });
+    } else (ctx.request as { body?: unknown }).body = body;
     await next();
   };
 }

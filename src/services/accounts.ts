@@ -66,6 +66,7 @@ export class AccountService {
   }
 
   async listKeys(accountId: string): Promise<ApiKey[]> {
+    if (!(await this.store.accounts.find(accountId))) throw invalidInput(`no account ${accountId}`);
     return this.store.keys.listByAccount(accountId);
   }
 

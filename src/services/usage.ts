@@ -56,7 +56,7 @@ export class UsageService implements UsageRecorder {
     const period = await this.billing.currentPeriod(auth.account);
     let reserved = false;
     if (period.trial) {
-      if (!(await this.store.usage.reserve(accountId, period.start, period.limit))) throw trialLimitReached();
+      if (!(await this.store.usage.reserve(accountId, period.start, period.limit))) throw this.trialLimit(auth);
       reserved = true;
     }
     let done = false;
@@ -89,6 +89,12 @@ export class UsageService implements UsageRecorder {
     return used >= (auth.plan.chartsPerPeriod ?? Infinity);
   }
 
+  /** 429 trial_limit_reached; Retry-After is the time left until the trial key expires. */
+  private trialLimit(auth: AuthContext) {
+    const left = auth.key.expiresAt === null ? undefined : (auth.key.expiresAt - this.clock.now()) / 1000;
+    return trialLimitReached(undefined, left);
+  }
+
   // ---- rate limits --------------------------------------------------------------------
 
   /** Limits are per account (all its keys share them): more keys do not buy more throughput. */
@@ -103,7 +109,7 @@ export class UsageService implements UsageRecorder {
   async gate(auth: AuthContext, headers: (d: RateDecision) => void, generation: boolean): Promise<void> {
     if (generation && (await this.trialExhausted(auth))) {
       headers(await this.rateCheck(auth, false));
-      throw trialLimitReached();
+      throw this.trialLimit(auth);
     }
     const d = await this.rateCheck(auth, true);
     headers(d);

@@ -78,6 +78,8 @@ describe('GET and POST /v1/chart', function () {
   describe('errors carry SPEC codes', () => {
     const cases: Array<[string, unknown, number, string]> = [
       ['missing chart', { width: 100, height: 100 }, 400, 'chart_required'],
+      ['chart null', { chart: null, width: 100, height: 100 }, 400, 'chart_required'],
+      ['chart empty string', { chart: '', width: 100, height: 100 }, 400, 'chart_required'],
       ['missing width', { chart: BAR, height: 100 }, 400, 'invalid_dimensions'],
       ['width 0', { chart: BAR, width: 0, height: 100 }, 400, 'invalid_dimensions'],
       ['height 2001 on starter', { chart: BAR, width: 100, height: 2001 }, 400, 'invalid_dimensions'],
@@ -96,6 +98,18 @@ describe('GET and POST /v1/chart', function () {
 
     it('a body that is not JSON -> 400 invalid_input', async () => {
       expect(await errorOf(await render('{"chart":'))).to.include({ status: 400, error: 'invalid_input' });
+    });
+
+    it('a malformed body is judged after the key: X-RateLimit-* on the 400, 401 without a key', async () => {
+      const res = await render('{"chart":');
+      expect(res.headers.get('x-ratelimit-limit')).to.match(/^\d+$/);
+      expect(res.headers.get('x-ratelimit-remaining')).to.match(/^\d+$/);
+      expect(res.headers.get('x-ratelimit-reset')).to.match(/^\d+$/);
+      expect(await errorOf(res)).to.include({ status: 400, error: 'invalid_input' });
+      expect(await errorOf(await render('{"chart":', {}))).to.include({ status: 401, error: 'unauthorized' });
+      const created = await post(s.url, '/v1/chart/create', 'not json', { 'x-api-key': key });
+      expect(created.headers.get('x-ratelimit-limit')).to.match(/^\d+$/);
+      expect(await errorOf(created)).to.include({ status: 400, error: 'invalid_input' });
     });
 
     it('a body over the limit -> 400 invalid_input, without reading it all', async () => {

@@ -56,7 +56,7 @@ describe('the chartshot CLI', function () {
   });
 
   it('bad input: one clear line on stderr and a non-zero exit', () => {
-    for (const args of [['accounts', 'create', '--plan', 'gold'], ['accounts', 'create'], ['keys', 'create', '--account', 'acct_nope'], ['frobnicate'], ['keys', 'revoke', 'key_nope'], ['render', '/nonexistent.json', '-o', '/tmp/x.png'], ['accounts', 'create', '--plan', 'starter', '--bogus']]) {
+    for (const args of [['accounts', 'create', '--plan', 'gold'], ['accounts', 'create'], ['keys', 'create', '--account', 'acct_nope'], ['frobnicate'], ['keys', 'revoke', 'key_nope'], ['keys', 'list', '--account', 'acct_nope'], ['render', '/nonexistent.json', '-o', '/tmp/x.png'], ['accounts', 'create', '--plan', 'starter', '--bogus']]) {
       const r = run(...args);
       expect(r.code, args.join(' ')).not.to.equal(0);
       expect(r.err.trim().split('\n'), args.join(' ')).to.have.length(1);

@@ -124,6 +124,8 @@ describe('plan limits, usage counting and trial keys', function () {
       expect(refused.status).to.equal(429);
       expect(await refused.json()).to.include({ error: 'trial_limit_reached' });
       expect(refused.headers.get('x-ratelimit-limit')).to.equal('20');
+      // Like every 429 it carries Retry-After: the time left until the trial key expires (30 days).
+      expect(Number(refused.headers.get('retry-after'))).to.be.within(29 * 86400, 30 * 86400);
       // Even with the bucket empty, an exhausted trial is told trial_limit_reached.
       for (let i = 0; i < 25; i++) await chart(c.api_key);
       const again = await chart(c.api_key);

@@ -67,6 +67,16 @@ describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
     expect([decodePng(buf).width, decodePng(buf).height]).to.deep.equal([240, 120]);
   });
 
+  it('HEAD on a valid signed URL is authorised like GET (not 401); a bad sig still is 401', async () => {
+    const res = await fetch(`${s.url}/v1/chart?${good}`, { method: 'HEAD' });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('image/png');
+    expect(res.headers.get('x-ratelimit-limit')).to.match(/^\d+$/);
+    const [signedPart, sig] = good.split('&sig=') as [string, string];
+    const bad = await fetch(`${s.url}/v1/chart?${signedPart}&sig=${sig.slice(0, -1)}${sig.endsWith('0') ? '1' : '0'}`, { method: 'HEAD' });
+    expect(bad.status).to.equal(401);
+  });
+
   it('an SVG signed URL gives image/svg+xml', async () => {
     const q = signed(base.map(([k, v]): [string, string] => [k, k === 'format' ? 'svg' : v]), acct.signing_secret);
     const res = await get(q);
@@ -223,6 +233,12 @@ describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
         ['sign', '--key-id', acct.key_id, '--expires-in', '600', file],
         ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', 'soon', file],
         ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', '600', join(dir, 'missing.json')],
+        // Values the server can only refuse: caught before a URL is printed.
+        ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', String(400 * 86400), file],
+        ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', '600', file, '--width', 'abc'],
+        ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', '600', file, '--height', '0'],
+        ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', '600', file, '--format', 'gif'],
+        ['sign', '--key-id', acct.key_id, '--secret', 'x', '--expires-in', '600', file, '--background', 'url(x)'],
       ];
       const results = await Promise.all(cases.map((args) => cli(...args).then(() => null, (e: { code: number; stderr: string }) => e)));
       for (const [i, err] of results.entries()) {

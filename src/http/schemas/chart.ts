@@ -1,8 +1,8 @@
 // JSON Schemas of the chart request. The same objects validate requests and build the
 // OpenAPI document, so the two cannot drift.
 export const chartConfigSchema = {
-  description: 'A complete Chart.js 4 configuration, as an object or as a JSON string of one.',
-  oneOf: [{ type: 'object' }, { type: 'string', minLength: 1 }],
+  description: 'A complete Chart.js 4 configuration, as an object or as a JSON string of one (missing, null or empty: 400 chart_required).',
+  oneOf: [{ type: 'object' }, { type: 'string' }, { type: 'null' }],
 } as const;
 
 const dimension = (what: string) =>
