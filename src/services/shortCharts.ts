@@ -15,6 +15,8 @@ import { toChartMetrics, type ChartMetrics, type ChartMetricsRecorder } from './
 
 const DAY_MS = 86_400_000;
 const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
+/** How long a served chart is trusted to still exist before the store is asked again. */
+const EXISTS_RECHECK_MS = 60_000;
 
 /** 128 random bits, base64url: 22 URL-safe characters that carry no key or secret. */
 export function newChartId(): string {
@@ -57,6 +59,8 @@ const noSuchChart = () => notFound('no such chart');
 export class ShortChartService {
   /** Re-renders in flight by chart id: concurrent misses of one chart share one render and one write. */
   private readonly rerenders = new Map<string, Promise<ServedChart>>();
+  /** When a cached image's chart was last seen in the store (entries go with the image). */
+  private readonly verifiedAt = new WeakMap<StoredImage, number>();
 
   constructor(private readonly d: ShortChartDeps) {}
 
@@ -82,8 +86,10 @@ export class ShortChartService {
   async serve(id: string): Promise<ServedChart> {
     if (!CHART_ID.test(id)) throw noSuchChart();
     const hit = await this.d.cache.get(chartCacheKey(id));
-    // A terminated account's charts are purged from the store: a cached copy must not outlive them.
-    if (hit && !(await this.d.store.charts.exists(id))) {
+    // A terminated account's charts are purged from the store (possibly by the CLI, in another
+    // process): a cached copy must not outlive them. The check costs a query, so a memory-tier
+    // image is re-checked at most every EXISTS_RECHECK_MS.
+    if (hit && !(await this.stillExists(id, hit.image))) {
       this.d.cache.forget(chartCacheKey(id));
       throw noSuchChart();
     }
@@ -104,6 +110,15 @@ export class ShortChartService {
       if (!(err instanceof AppError && err.status === 404)) this.d.metrics.error(id, this.d.clock.now());
       throw err;
     }
+  }
+
+  private async stillExists(id: string, image: StoredImage): Promise<boolean> {
+    const now = this.d.clock.now();
+    const checked = this.verifiedAt.get(image);
+    if (checked !== undefined && now - checked < EXISTS_RECHECK_MS) return true;
+    const exists = await this.d.store.charts.exists(id);
+    if (exists) this.verifiedAt.set(image, now);
+    return exists;
   }
 
   /** GET /v1/metrics/{id}: the owner's chart only; any other chart is 404 (CONTRACT §2). */
