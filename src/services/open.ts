@@ -62,7 +62,8 @@ export class OpenChartService {
 
   async render(query: OpenChartQuery, clientIp: string): Promise<OpenImage> {
     const req = parseOpenQuery(query);
-    const key = `open:${requestDigest(req.render)}`;
+    const digest = requestDigest(req.render);
+    const key = `open:${digest}`;
     const editUrl = playgroundUrl(this.opts.publicBaseUrl, req);
     const hit = await this.cache.get(key);
     if (hit) {
@@ -74,7 +75,7 @@ export class OpenChartService {
       const client = clientKey(clientIp);
       await this.admit(client);
       // another request may have started the same render while the window was checked
-      inFlight = this.pending.get(key) ?? this.start(key, req.render, renderOwner.address(client));
+      inFlight = this.pending.get(key) ?? this.start(key, req.render, renderOwner.address(client), digest);
     }
     const image = await inFlight;
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
@@ -92,10 +93,10 @@ export class OpenChartService {
     }
   }
 
-  private start(key: string, req: RenderRequest, owner: string): Promise<StoredImage> {
+  private start(key: string, req: RenderRequest, owner: string, digest: string): Promise<StoredImage> {
     const p = (async () => {
       try {
-        const img = await this.renderer.render(req, owner);
+        const img = await this.renderer.render(req, owner, digest);
         return await this.cache.put(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS);
       } catch (err) {
         throw openRenderError(err);

@@ -14,6 +14,8 @@ export interface RenderedImage {
   renderMs: number;
   /** True when this call joined a render already in flight. */
   coalesced: boolean;
+  /** requestDigest of the request: callers that key caches or records by it need not hash again. */
+  digest: string;
 }
 
 export const CONTENT_TYPES: Record<Format, string> = {
@@ -34,7 +36,7 @@ export const renderOwner = {
 };
 
 export class RenderService {
-  private readonly inFlight = new Map<string, Promise<Omit<RenderedImage, 'coalesced'>>>();
+  private readonly inFlight = new Map<string, Promise<Omit<RenderedImage, 'coalesced' | 'digest'>>>();
 
   constructor(
     private readonly pool: PagePool,
@@ -45,22 +47,23 @@ export class RenderService {
    * Renders a request; identical requests in flight at once share one render. `owner` names
    * the caller for the pool's fair admission queue (an account id, a client address): under
    * overload each owner waits in its own line, served in turn. A request that joins a render
-   * in flight costs no page and is not queued.
+   * in flight costs no page and is not queued. `digest` is requestDigest(req) when the caller
+   * has already computed it (hashing a 5,000-point config costs a few ms).
    */
-  async render(req: RenderRequest, owner?: string): Promise<RenderedImage> {
-    const key = requestDigest(req);
+  async render(req: RenderRequest, owner?: string, digest = requestDigest(req)): Promise<RenderedImage> {
+    const key = digest;
     const shared = this.inFlight.get(key);
-    if (shared) return { ...(await shared), coalesced: true };
+    if (shared) return { ...(await shared), coalesced: true, digest };
     const p = this.renderNow(req, owner);
     this.inFlight.set(key, p);
     try {
-      return { ...(await p), coalesced: false };
+      return { ...(await p), coalesced: false, digest };
     } finally {
       this.inFlight.delete(key);
     }
   }
 
-  private async renderNow(req: RenderRequest, owner: string | undefined): Promise<Omit<RenderedImage, 'coalesced'>> {
+  private async renderNow(req: RenderRequest, owner: string | undefined): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {
     const started = performance.now();
     try {
       const res = await this.pool.render(

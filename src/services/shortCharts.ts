@@ -4,7 +4,6 @@
 // once the plan's cache duration has passed.
 import { randomBytes } from 'node:crypto';
 import { PLANS, type Plan } from '../chart/plans.js';
-import { requestDigest } from '../chart/request.js';
 import { AppError, notFound } from '../errors.js';
 import type { AccountStore, ChartStore, StoredImage } from '../store/types.js';
 import type { AuthContext, Clock } from './accounts.js';
@@ -70,7 +69,7 @@ export class ShortChartService {
     return this.d.charts.generate(auth, fields, async (req, img, counted) => {
       const id = newChartId();
       const key = chartCacheKey(id);
-      const record = { id, accountId: auth.account.id, keyId: auth.key.id, request: req, digest: requestDigest(req), createdAt: this.d.clock.now() };
+      const record = { id, accountId: auth.account.id, keyId: auth.key.id, request: req, digest: img.digest, createdAt: this.d.clock.now() };
       const image = this.d.cache.prepare(img.body, img.contentType, cacheTtlMs(auth.plan));
       // The chart, its image and its generation commit in one transaction: once the 201 can be
       // sent, all three are on disk; a crash or a full disk before that leaves none of them.

@@ -79,7 +79,6 @@ export interface ChartRecord {
 }
 
 export interface ChartStore {
-  create(c: ChartRecord): Promise<void>;
   /**
    * Stores a chart, its cached image and (when given) the generation that made it, in one
    * transaction: after a crash there is never a chart without its image or count, nor a count

@@ -28,7 +28,8 @@ describe('chart metrics', () => {
     store = createSqliteStore(':memory:');
     await store.accounts.create({ id: 'acct_1', email: null, plan: 'starter', status: 'active', createdAt: T });
     for (const id of ['c1', 'c2']) {
-      await store.charts.create({ id, accountId: 'acct_1', keyId: 'key_1', request: REQ, digest: 'd', createdAt: T });
+      const image = { contentType: 'image/png', etag: '"e"', body: Buffer.from('png'), createdAt: T, expiresAt: null };
+      await store.charts.createWithImage({ id, accountId: 'acct_1', keyId: 'key_1', request: REQ, digest: 'd', createdAt: T }, { key: `chart:${id}`, image }, null);
     }
     rec = new ChartMetricsRecorder(store.chartMetrics, undefined, 60_000);
   });

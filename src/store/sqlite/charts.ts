@@ -24,9 +24,6 @@ export function sqliteCharts(db: DB): ChartStore {
     async exists(id) {
       return exists.get(id) !== undefined;
     },
-    async create(c: ChartRecord) {
-      insert.run(c.id, c.accountId, c.keyId, JSON.stringify(c.request), c.digest, c.createdAt);
-    },
     async createWithImage(c, image, count) {
       return createTx.immediate(c, image.key, image.image, count);
     },
