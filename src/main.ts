@@ -69,7 +69,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const renderer = new RenderService(pool, metrics);
     const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics);
     const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
-    const billing = new BillingService(store, clock, config.publicBaseUrl, (html) => livePool.pdfFromHtml(html));
+    const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));
     const usage = new UsageService(store, billing, clock);
     await usage.start();
     const trials = new TrialService(store, accounts, clock);

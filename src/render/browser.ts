@@ -1,23 +1,38 @@
 // Launches and watches the one Chromium process. Only this directory talks to Chromium.
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, readlinkSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, readlinkSync, chownSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../log.js';
+
+/**
+ * How Chromium is contained. `setpriv`: the service runs as root and Chromium runs as an
+ * unprivileged user, with its sandbox; `sandbox`: same user as the service, with its sandbox;
+ * `off`: --no-sandbox (only where neither works; logged and shown in /v1/status).
+ */
+export type SandboxMode = 'setpriv' | 'sandbox' | 'off';
 
 export interface BrowserOptions {
   chromiumPath: string;
   /** Per renderer process V8 heap cap (MB): a memory bomb crashes its page in about a second. */
   rendererHeapMb?: number;
   launchTimeoutMs?: number;
+  /** The mode an earlier launch settled on: relaunches use it without probing again. */
+  sandbox?: SandboxMode;
+  /** Whom Chromium runs as in `setpriv` mode (default nobody, 65534:65534). */
+  chromiumUid?: number;
+  chromiumGid?: number;
 }
+
+const SETPRIV = '/usr/bin/setpriv';
+const NOBODY = 65534;
 
 // Flags measured in FIELD-NOTES. The proxy pointing at a closed port plus the WebRTC policy
 // in the profile close the routes request interception does not see (WebSocket, prefetch,
 // popups, WebRTC UDP).
-function launchArgs(opts: BrowserOptions): string[] {
+function launchArgs(opts: BrowserOptions, mode: SandboxMode): string[] {
   return [
-    '--no-sandbox',
+    ...(mode === 'off' ? ['--no-sandbox'] : []),
     '--disable-gpu',
     '--disable-quic',
     '--no-first-run',
@@ -33,7 +48,7 @@ function launchArgs(opts: BrowserOptions): string[] {
   ];
 }
 
-function freshProfile(): string {
+function freshProfile(owner: { uid: number; gid: number } | null): string {
   const dir = mkdtempSync(join(tmpdir(), 'chartshot-profile-'));
   mkdirSync(join(dir, 'Default'), { recursive: true });
   writeFileSync(
@@ -42,7 +57,41 @@ function freshProfile(): string {
       webrtc: { ip_handling_policy: 'disable_non_proxied_udp', multiple_routes_enabled: false, nonproxied_udp_enabled: false },
     }),
   );
+  // The profile (mode 0700 from mkdtemp) belongs to whoever Chromium runs as, and only to it.
+  if (owner) for (const p of [dir, join(dir, 'Default'), join(dir, 'Default', 'Preferences')]) chownSync(p, owner.uid, owner.gid);
   return dir;
+}
+
+/**
+ * Chromium's environment: locale, time zone and font settings only, so the service's secrets
+ * (SMTP_URL, tokens) never reach a process another user may inspect. HOME is the profile, which
+ * the browser's user can write.
+ */
+function browserEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = { HOME: home, PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|FONTCONFIG_FILE|FONTCONFIG_PATH)$/.test(k)) env[k] = v;
+  }
+  return env;
+}
+
+/** The modes to try, best first; a mode an earlier launch settled on is kept. */
+function candidateModes(opts: BrowserOptions): SandboxMode[] {
+  if (opts.sandbox) return [opts.sandbox];
+  if (process.getuid?.() === 0) return existsSync(SETPRIV) ? ['setpriv', 'off'] : ['off'];
+  return ['sandbox', 'off'];
+}
+
+/**
+ * A root-only directory with a two-line wrapper that drops to the unprivileged user and execs
+ * Chromium (same pid, same pipe file descriptors, so puppeteer's pipe transport and kill work).
+ */
+function setprivWrapper(chromiumPath: string, uid: number, gid: number): { dir: string; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'chartshot-launch-'));
+  const path = join(dir, 'chromium');
+  const quoted = `'${chromiumPath.replace(/'/g, `'\\''`)}'`;
+  writeFileSync(path, `#!/bin/sh\nexec ${SETPRIV} --reuid=${uid} --regid=${gid} --clear-groups --inh-caps=-all -- ${quoted} "$@"\n`, { mode: 0o700 });
+  return { dir, path };
 }
 
 export interface LaunchedBrowser {
@@ -50,20 +99,51 @@ export interface LaunchedBrowser {
   pid: number | undefined;
   /** The fresh user-data-dir: every process of this browser has it on its command line. */
   profileDir: string;
+  /** How this browser is contained. */
+  sandbox: SandboxMode;
+  /** The user id Chromium runs as. */
+  uid: number;
   /** Closes the browser (kills it after a deadline) and removes its profile directory. */
   close(): Promise<void>;
 }
 
+/**
+ * Launches Chromium contained as well as this host allows: as root, as an unprivileged user
+ * with the sandbox (setpriv); otherwise with the sandbox; only where that fails, --no-sandbox
+ * with a warning. A mode that fails to launch (no user namespaces, say) exits at once.
+ */
 export async function launchBrowser(opts: BrowserOptions, log: Logger): Promise<LaunchedBrowser> {
-  const profile = freshProfile();
+  const modes = candidateModes(opts);
+  for (let i = 0; ; i++) {
+    const mode = modes[i]!;
+    try {
+      const lb = await launchAs(mode, opts, log);
+      if (mode === 'off') log.warn({ sandbox: 'off' }, "Chromium runs WITHOUT its sandbox (--no-sandbox): this host allows neither an unprivileged user nor user namespaces");
+      return lb;
+    } catch (err) {
+      if (i === modes.length - 1) throw err;
+      log.warn({ err, sandbox: mode }, 'Chromium did not start in this sandbox mode; trying the next');
+    }
+  }
+}
+
+async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): Promise<LaunchedBrowser> {
+  const uid = mode === 'setpriv' ? (opts.chromiumUid ?? NOBODY) : (process.getuid?.() ?? -1);
+  const gid = mode === 'setpriv' ? (opts.chromiumGid ?? NOBODY) : (process.getgid?.() ?? -1);
+  const profile = freshProfile(mode === 'setpriv' ? { uid, gid } : null);
+  const wrapper = mode === 'setpriv' ? setprivWrapper(opts.chromiumPath, uid, gid) : null;
+  const removeWrapper = () => wrapper && rmSync(wrapper.dir, { recursive: true, force: true });
   let browser: Browser;
   try {
     browser = await puppeteer.launch({
-      executablePath: opts.chromiumPath,
+      executablePath: wrapper?.path ?? opts.chromiumPath,
       headless: true,
       pipe: true,
       userDataDir: profile,
-      args: launchArgs(opts),
+      args: launchArgs(opts, mode),
+      // Popups are blocked by the browser itself: window.open returns null, no window is made.
+      ignoreDefaultArgs: ['--disable-popup-blocking'],
+      env: browserEnv(profile),
       timeout: opts.launchTimeoutMs ?? 30000,
       protocolTimeout: 60000,
       handleSIGINT: false,
@@ -71,9 +151,12 @@ export async function launchBrowser(opts: BrowserOptions, log: Logger): Promise<
       handleSIGHUP: false,
     });
   } catch (err) {
+    removeWrapper();
     rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
     throw err;
   }
+  // Chromium has exec'd over the wrapper (same pid): the script is no longer needed.
+  removeWrapper();
   const proc = browser.process();
   // The initial about:blank tab is never used: closing it frees its renderer process (about
   // 20 MiB), so every renderer left belongs to a pool page. The browser stays up with no tab.
@@ -99,11 +182,13 @@ export async function launchBrowser(opts: BrowserOptions, log: Logger): Promise<
   };
   // Each launch leaves its profile in /tmp: remove it whenever the process ends.
   proc?.once('exit', removeProfile);
-  log.info({ pid: proc?.pid }, 'browser launched');
+  log.info({ pid: proc?.pid, sandbox: mode, uid }, 'browser launched');
   return {
     browser,
     pid: proc?.pid,
     profileDir: profile,
+    sandbox: mode,
+    uid,
     async close() {
       const killTimer = setTimeout(() => proc?.kill('SIGKILL'), 5000);
       try {

@@ -3,8 +3,8 @@
 // caller code is reloaded before anyone else may use it, and pages recycle after a
 // staggered number of renders.
 import genericPool, { type Pool } from 'generic-pool';
-import type { Browser, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
-import { launchBrowser, type LaunchedBrowser } from './browser.js';
+import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
+import { launchBrowser, type LaunchedBrowser, type SandboxMode } from './browser.js';
 import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admission.js';
 import { HARNESS_ORIGIN, HARNESS_URL, loadHarnessFiles, type HarnessFile } from './harness.js';
 import type { Logger } from '../log.js';
@@ -48,6 +48,10 @@ export interface PoolOptions {
   maxQueue: number;
   pageMaxRenders: number;
   harnessDir?: string;
+  /** Invoice PDFs printed at once (each on its own short-lived page); default 1. */
+  maxPrints?: number;
+  /** Prints allowed to wait for one of those; default 8. */
+  maxPrintQueue?: number;
 }
 
 export interface PoolStats {
@@ -64,6 +68,19 @@ export interface PoolStats {
   pagesCrashed?: number;
   /** The admission queue in front of the pages (see admission.ts). */
   admission?: AdmissionStats;
+  /** How Chromium is contained (browser.ts); absent before the first launch. */
+  renderer?: RendererInfo;
+  /** Document prints (invoice PDFs) running and waiting, and how many ran. */
+  prints?: { running: number; waiting: number; printed: number };
+}
+
+export interface RendererInfo {
+  /** on: Chromium's sandbox is active; off: --no-sandbox (a warning). */
+  sandbox: 'on' | 'off';
+  /** setpriv: started as an unprivileged user by a root service; sandbox: as the service's own user. */
+  mode: SandboxMode;
+  /** The user id Chromium runs as. */
+  uid: number;
 }
 
 const CALL_RENDER = 'function (req) { return window.chartshot.render(req); }';
@@ -93,6 +110,8 @@ class RenderPage {
 
   constructor(
     readonly id: number,
+    /** The page's own browser context: storage, cookies and caches shared with no other page. */
+    readonly context: BrowserContext,
     readonly page: Page,
     readonly cdp: CDPSession,
     readonly maxRenders: number,
@@ -155,6 +174,13 @@ export class PagePool {
    * (only while a page is being re-created after a crash or a recycle).
    */
   private readonly gate: AdmissionGate;
+  /** Invoice prints: a gate of their own (default one at a time), so a burst of downloads
+   *  opens at most that many extra pages and never takes a render's page. */
+  private readonly printGate: AdmissionGate;
+  private printCounters = { running: 0, printed: 0 };
+  /** The sandbox mode the first launch settled on (relaunches reuse it), and Chromium's uid. */
+  private sandboxMode: SandboxMode | undefined;
+  private chromiumUid = -1;
   private readonly livePages = new Set<RenderPage>();
   /** Profile directories of every browser this pool launched (tests look for leftovers). */
   readonly profiles: string[] = [];
@@ -165,6 +191,12 @@ export class PagePool {
   ) {
     this.files = loadHarnessFiles(opts.harnessDir);
     this.gate = new AdmissionGate({ slots: opts.size, maxQueue: opts.maxQueue, maxWaitMs: opts.acquireTimeoutMs });
+    this.printGate = new AdmissionGate({
+      slots: opts.maxPrints ?? 1,
+      maxQueue: opts.maxPrintQueue ?? 8,
+      maxWaitMs: Math.max(opts.acquireTimeoutMs, 5000),
+      initialHoldMs: 300,
+    });
   }
 
   /** Launches the browser and pre-warms every page; resolves when the pool is full. */
@@ -197,8 +229,10 @@ export class PagePool {
     if (this.current?.browser.connected) return Promise.resolve(this.current);
     if (this.closing) return Promise.reject(new Error('pool is closing'));
     if (!this.launching) {
-      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath }, this.log)
+      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath, sandbox: this.sandboxMode }, this.log)
         .then((lb) => {
+          this.sandboxMode = lb.sandbox;
+          this.chromiumUid = lb.uid;
           this.current = lb;
           this.profiles.push(lb.profileDir);
           this.watch(lb);
@@ -231,14 +265,18 @@ export class PagePool {
   }
 
   private async createPage(): Promise<RenderPage> {
+    let context: BrowserContext | undefined;
     try {
       const lb = await this.browser();
-      const page: Page = await withDeadline(lb.browser.newPage(), 15000, 'new page');
+      // One browser context per page: pages running at the same time share no storage, cookies,
+      // caches or service workers (the default context would share them all).
+      context = await withDeadline(lb.browser.createBrowserContext(), 15000, 'new context');
+      const page: Page = await withDeadline(context.newPage(), 15000, 'new page');
       const id = this.nextPageId++;
       // Stagger recycling so the pages never all reload at once.
       const maxRenders = Math.round(this.opts.pageMaxRenders * (1 + ((id % this.opts.size) / this.opts.size) * 0.5));
       const cdp = await page.createCDPSession();
-      const rp = new RenderPage(id, page, cdp, maxRenders);
+      const rp = new RenderPage(id, context, page, cdp, maxRenders);
       page.on('error', (err) => {
         // A renderer crash (memory bomb, killed process): evaluates on it would hang, and
         // isClosed() stays false, so the page is marked dead here and replaced on return.
@@ -257,6 +295,7 @@ export class PagePool {
       return rp;
     } catch (err) {
       this.log.error({ err }, 'page creation failed');
+      if (context) await withDeadline(context.close(), 3000, 'context close').catch(() => {});
       // generic-pool retries a failed create at once; a delay keeps that from starving the event loop.
       await sleep(500);
       throw err;
@@ -281,8 +320,22 @@ export class PagePool {
    *  render returned) cannot navigate, and is better replaced than waited for. */
   private async loadHarness(rp: RenderPage, deadlineMs = 15000): Promise<void> {
     await withDeadline(rp.page.goto(HARNESS_URL, { waitUntil: 'load' }), deadlineMs, 'harness load');
+    // After the navigation, so nothing the previous document ran (timers, unload handlers) can
+    // write again: IndexedDB, Cache Storage, service workers, cookies of the page's own context.
+    await withDeadline(
+      Promise.all([
+        rp.cdp.send('Storage.clearDataForOrigin', { origin: HARNESS_ORIGIN, storageTypes: 'all' }),
+        rp.cdp.send('Network.clearBrowserCookies'),
+      ]),
+      deadlineMs,
+      'storage clear',
+    );
+    // sessionStorage and window.name survive a same-origin navigation in a tab; local storage is
+    // cleared in the page as well so its in-renderer copy cannot lag the clear above. The new
+    // document runs only the harness yet, so these are the browser's own functions.
     const res = (await rp.cdp.send('Runtime.evaluate', {
-      expression: 'window.chartshot && window.chartshot.ready === true ? window : null',
+      expression:
+        "(function () { localStorage.clear(); sessionStorage.clear(); window.name = ''; return window.chartshot && window.chartshot.ready === true ? window : null; })()",
     })) as { result: { objectId?: string } };
     if (!res.result.objectId) throw new Error('harness did not become ready');
     rp.windowId = res.result.objectId;
@@ -293,7 +346,8 @@ export class PagePool {
     this.counters.pagesDestroyed++;
     rp.markDead('destroyed');
     try {
-      await withDeadline(rp.page.close(), 3000, 'page close');
+      // Closing the context closes its page and drops everything it stored.
+      await withDeadline(rp.context.close(), 3000, 'context close');
     } catch {
       /* the browser may already be gone; nothing is left to free */
     }
@@ -405,14 +459,29 @@ export class PagePool {
   }
 
   /**
-   * A document (an invoice) printed to PDF by the same browser: a fresh page outside the pool,
-   * JavaScript off and every request blocked (data: URLs aside), closed afterwards.
+   * A document (an invoice) printed to PDF by the same browser, on a fresh page in a context of
+   * its own, JavaScript off and every request blocked (data: URLs aside), closed afterwards.
+   * Prints pass a gate of their own (maxPrints at once, a bounded fair queue, 503 past it), so
+   * a burst of downloads never opens more pages than that nor takes a render's page.
    */
-  async pdfFromHtml(html: string, timeoutMs = 15000): Promise<Buffer> {
+  async pdfFromHtml(html: string, owner = '', timeoutMs = 15000): Promise<Buffer> {
     if (this.closing) throw new RenderError('busy', 'shutting down');
-    const lb = await this.browser();
-    const page: Page = await withDeadline(lb.browser.newPage(), timeoutMs, 'new page');
+    const wait = this.printGate.enter(owner);
+    if (wait) {
+      try {
+        await wait;
+      } catch (err) {
+        throw new RenderError('busy', `document printer busy: ${(err as Error).message}`, err instanceof AdmissionRefused ? err.retryAfterMs : undefined);
+      }
+    }
+    const started = performance.now();
+    this.printCounters.running++;
+    let context: BrowserContext | undefined;
     try {
+      if (this.closing) throw new RenderError('busy', 'shutting down');
+      const lb = await this.browser();
+      context = await withDeadline(lb.browser.createBrowserContext(), timeoutMs, 'new context');
+      const page: Page = await withDeadline(context.newPage(), timeoutMs, 'new page');
       await page.setJavaScriptEnabled(false);
       await page.setRequestInterception(true);
       page.on('request', (req) => {
@@ -421,9 +490,12 @@ export class PagePool {
       });
       await withDeadline(page.setContent(html, { waitUntil: 'load' }), timeoutMs, 'document load');
       const pdf = await withDeadline(page.pdf({ format: 'A4', printBackground: true }), timeoutMs, 'pdf');
+      this.printCounters.printed++;
       return Buffer.from(pdf);
     } finally {
-      await withDeadline(page.close(), 3000, 'page close').catch(() => {});
+      if (context) await withDeadline(context.close(), 3000, 'context close').catch(() => {});
+      this.printCounters.running--;
+      this.printGate.leave(performance.now() - started);
     }
   }
 
@@ -462,7 +534,18 @@ export class PagePool {
       ...this.counters,
       browserConnected: this.current?.browser.connected === true,
       admission: this.gate.stats(),
+      ...(this.sandboxMode && { renderer: this.rendererInfo() }),
+      prints: { ...this.printCounters, waiting: this.printGate.stats().waiting },
     };
+  }
+
+  private rendererInfo(): RendererInfo {
+    return { sandbox: this.sandboxMode === 'off' ? 'off' : 'on', mode: this.sandboxMode!, uid: this.chromiumUid };
+  }
+
+  /** The running browser, for tests and diagnostics that count its targets or inspect pages. */
+  currentBrowser(): Browser | null {
+    return this.current?.browser ?? null;
   }
 
   /** The Chromium process id, for tests that kill it. */
@@ -475,6 +558,7 @@ export class PagePool {
     this.closing = true;
     // Whoever still waits for a page gets a clean 503 now rather than a drained pool later.
     this.gate.close();
+    this.printGate.close();
     if (this.pool) {
       await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) =>
         this.log.warn({ err }, 'pool drain incomplete'),

@@ -15,7 +15,8 @@ import type { Account, Store } from '../store/types.js';
 import type { BillingCycle, BillingRecord, Invoice, InvoiceLine, OutboxItem } from '../store/metering.js';
 import type { Clock } from './accounts.js';
 import { newId } from './credentials.js';
-import { gbp, invoiceHtml } from './invoiceHtml.js';
+import { gbp } from './invoiceHtml.js';
+import { InvoicePdfs, type PdfPrinter } from './invoicePdf.js';
 
 export const DAY_MS = 86_400_000;
 /** Cancelled accounts stay read-only (and restorable) this long after their last period. */
@@ -94,14 +95,17 @@ export interface InvoiceSummary {
 export class BillingService {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
+  private readonly pdfs: InvoicePdfs;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly publicBaseUrl: string,
     /** Prints an HTML document to PDF (the page pool's browser); only the server has one. */
-    private readonly printPdf: ((html: string) => Promise<Buffer>) | null = null,
-  ) {}
+    printPdf: PdfPrinter | null = null,
+  ) {
+    this.pdfs = new InvoicePdfs(store.images, clock, printPdf);
+  }
 
   // ---- periods and limits -------------------------------------------------------------
 
@@ -520,11 +524,9 @@ export class BillingService {
     return inv;
   }
 
-  /** The invoice as a PDF document, rendered by Chromium. */
+  /** The invoice as a PDF document, printed by Chromium once and stored (invoicePdf.ts). */
   async invoicePdf(account: Account, id: string): Promise<Buffer> {
-    const inv = await this.invoiceFor(account, id);
-    if (!this.printPdf) throw new Error('no PDF printer configured');
-    return this.printPdf(invoiceHtml(inv, account));
+    return this.pdfs.get(await this.invoiceFor(account, id), account);
   }
 
   private async notify(account: Account, at: number, kind: string, subject: string, text: string): Promise<void> {

@@ -2,7 +2,7 @@
 // connected, the pool has live pages and a tiny probe render (run only when a page is idle,
 // with a short deadline, its result reused for a few seconds) succeeded. Never waits behind
 // real work: a busy pool is judged by its figures and the last probe.
-import type { PageRequest, PageResult, PoolStats } from '../render/pool.js';
+import type { PageRequest, PageResult, PoolStats, RendererInfo } from '../render/pool.js';
 import type { Clock } from './accounts.js';
 import { systemClock } from './accounts.js';
 
@@ -13,6 +13,8 @@ export interface StatusReport {
   /** Round trip to the store, ms. */
   kvLatency: number;
   oauth: { google: boolean };
+  /** How Chromium is contained; sandbox "off" comes with a warning (still healthy). */
+  renderer?: RendererInfo & { warning?: string };
   timestamp: string;
 }
 
@@ -65,12 +67,20 @@ export class StatusService {
       buildHash: this.opts.buildHash,
       kvLatency: kvLatency.ms,
       oauth: { google: this.opts.googleOAuth },
+      ...this.renderer(),
       timestamp: new Date(this.clock.now()).toISOString(),
     };
     const reason = health.ok ? kvLatency.reason : health.reason;
     if (kvLatency.reason) report.status = 'degraded';
     if (reason) report.reason = reason;
     return report;
+  }
+
+  private renderer(): Pick<StatusReport, 'renderer'> {
+    const r = this.pool.stats().renderer;
+    if (!r) return {};
+    if (r.sandbox === 'on') return { renderer: { ...r } };
+    return { renderer: { ...r, warning: "Chromium's sandbox is off (--no-sandbox): caller code is contained only by the page" } };
   }
 
   private async kvLatency(): Promise<{ ms: number; reason?: string }> {

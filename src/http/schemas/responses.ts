@@ -37,6 +37,17 @@ export const statusSchema = {
       required: ['google'],
       properties: { google: { type: 'boolean', description: 'Whether Google OAuth is configured (GOOGLE_CLIENT_ID).' } },
     },
+    renderer: {
+      type: 'object',
+      description: 'How Chromium is contained. `sandbox: off` (no usable sandbox on this host) comes with a warning.',
+      required: ['sandbox', 'mode', 'uid'],
+      properties: {
+        sandbox: { type: 'string', enum: ['on', 'off'], description: "Whether Chromium's own sandbox is active." },
+        mode: { type: 'string', enum: ['setpriv', 'sandbox', 'off'], description: 'setpriv: a root service starts Chromium as an unprivileged user; sandbox: as its own user.' },
+        uid: { type: 'integer', description: 'The user id Chromium runs as.' },
+        warning: { type: 'string', description: 'Present when the sandbox is off.' },
+      },
+    },
     timestamp: { ...isoTimestamp, description: 'When this report was made.' },
   },
 } as const;

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations.js';
+import { ensurePrivateDir, privateFile } from '../dataDir.js';
 
 export type DB = Database.Database;
 
@@ -10,11 +11,14 @@ export function openDatabase(dataDir: string | ':memory:'): DB {
   let db: DB;
   if (dataDir === ':memory:') db = new Database(':memory:');
   else {
-    mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
     try {
       // access() answers EROFS even for root, whom chmod does not stop.
       accessSync(dataDir, constants.W_OK);
-      db = new Database(join(dataDir, 'chartshot.db'));
+      const file = join(dataDir, 'chartshot.db');
+      db = new Database(file);
+      // Owner-only before WAL starts: SQLite gives the -wal and -shm files the database's mode.
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) privateFile(f);
       db.pragma('journal_mode = WAL');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
