@@ -3,10 +3,13 @@
 // prints the mode it ran in; on a root host with setpriv and user namespaces it must be setpriv.
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { launchBrowser } from '../../src/render/browser.js';
+import { createLogger } from '../../src/log.js';
 
 /** Pids of the processes whose command line names the profile directory. */
 function chromiumPids(profile: string): number[] {
@@ -104,5 +107,51 @@ describe("Chromium's sandbox (issue 11)", function () {
     expect(cat.status, 'cat master.key as Chromium').to.not.equal(0);
     expect(cat.stderr).to.match(/Permission denied/);
     expect(asChromium('ls', dir).status, 'ls DATA_DIR as Chromium').to.not.equal(0);
+  });
+});
+
+describe('where no sandbox works (issue 11)', function () {
+  this.timeout(60000);
+  let dir: string;
+  let noSandboxChromium: string;
+  before(() => {
+    // A Chromium that, like one on a host without user namespaces, refuses to start unless
+    // given --no-sandbox.
+    dir = mkdtempSync(join(tmpdir(), 'chartshot-nosandbox-'));
+    chmodSync(dir, 0o755);
+    noSandboxChromium = join(dir, 'chromium');
+    writeFileSync(
+      noSandboxChromium,
+      '#!/bin/sh\ncase " $* " in *" --no-sandbox "*) exec /usr/lib/chromium/chromium "$@";; esac\necho "No usable sandbox!" >&2\nexit 1\n',
+      { mode: 0o755 },
+    );
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('falls back to --no-sandbox with a warning in the log', async () => {
+    const out = new PassThrough();
+    const lines: string[] = [];
+    out.on('data', (d: Buffer) => lines.push(...d.toString('utf8').split('\n').filter(Boolean)));
+    const lb = await launchBrowser({ chromiumPath: noSandboxChromium }, createLogger('info', out));
+    try {
+      expect(lb.sandbox).to.equal('off');
+      expect(lb.uid).to.equal(process.getuid?.());
+      const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40);
+      expect(warnings.map((w) => w.msg).join('\n')).to.match(/WITHOUT its sandbox/);
+    } finally {
+      await lb.close();
+    }
+  });
+
+  it('/v1/status says sandbox off, with a warning (still healthy)', async () => {
+    const s = await startTestServer({ poolSize: 1, chromiumPath: noSandboxChromium });
+    try {
+      const body = (await (await fetch(`${s.url}/v1/status`)).json()) as { status: string; renderer: Record<string, unknown> };
+      expect(body.status).to.equal('healthy');
+      expect(body.renderer).to.include({ sandbox: 'off', mode: 'off' });
+      expect(body.renderer.warning).to.match(/sandbox is off/);
+    } finally {
+      await s.stop();
+    }
   });
 });

@@ -85,4 +85,13 @@ describe('StatusService', () => {
     expect(r.status).to.equal('degraded');
     expect(r.reason).to.match(/store unreachable: disk gone/);
   });
+
+  it('reports how Chromium is contained; sandbox off carries a warning and is still healthy', async () => {
+    const on = await new StatusService(fakePool({ renderer: { sandbox: 'on', mode: 'setpriv', uid: 65534 } }), store, opts).report();
+    expect(on.renderer).to.deep.equal({ sandbox: 'on', mode: 'setpriv', uid: 65534 });
+    const off = await new StatusService(fakePool({ renderer: { sandbox: 'off', mode: 'off', uid: 0 } }), store, opts).report();
+    expect(off.status).to.equal('healthy');
+    expect(off.renderer).to.include({ sandbox: 'off', mode: 'off', uid: 0 });
+    expect(off.renderer!.warning).to.match(/sandbox is off/);
+  });
 });
