@@ -10,8 +10,13 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data CHROMIUM_PATH=/usr/lib/chromium/chromium
-RUN mkdir -p /data && chown node:node /data
+# DATA_DIR (database, master.key) is for the service's user only.
+RUN install -d -m 0700 -o node -g node /data
 VOLUME /data
 EXPOSE 8080
+# An unprivileged user: Chromium starts as this user WITH its sandbox (user namespaces). Docker's
+# default seccomp profile refuses unprivileged user namespaces, so run the container with a
+# profile that allows clone/unshare(CLONE_NEWUSER) (e.g. Chromium's usual chrome.json); otherwise
+# Chromium falls back to --no-sandbox, logs a warning and /v1/status shows renderer.sandbox "off".
 USER node
 CMD ["node", "dist/cli.js", "serve"]
