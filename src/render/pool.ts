@@ -287,7 +287,7 @@ export class PagePool {
       page.on('popup', (p) => void p?.close().catch(() => {}));
       await page.setRequestInterception(true);
       page.on('request', (req) => this.intercept(req));
-      await this.loadHarness(rp);
+      await this.loadHarness(rp, 15000, false);
       await this.callRender(rp, WARMUP);
       await this.callRender(rp, { ...WARMUP, format: 'svg' });
       this.livePages.add(rp);
@@ -318,18 +318,21 @@ export class PagePool {
   /** Reloads the harness. A reset of a page that ran caller code gets a shorter deadline than a
    *  first load: a page whose script keeps its main thread busy (a timer looping after the
    *  render returned) cannot navigate, and is better replaced than waited for. */
-  private async loadHarness(rp: RenderPage, deadlineMs = 15000): Promise<void> {
+  private async loadHarness(rp: RenderPage, deadlineMs: number, reset: boolean): Promise<void> {
     await withDeadline(rp.page.goto(HARNESS_URL, { waitUntil: 'load' }), deadlineMs, 'harness load');
     // After the navigation, so nothing the previous document ran (timers, unload handlers) can
-    // write again: IndexedDB, Cache Storage, service workers, cookies of the page's own context.
-    await withDeadline(
-      Promise.all([
-        rp.cdp.send('Storage.clearDataForOrigin', { origin: HARNESS_ORIGIN, storageTypes: 'all' }),
-        rp.cdp.send('Network.clearBrowserCookies'),
-      ]),
-      deadlineMs,
-      'storage clear',
-    );
+    // write again: IndexedDB, Cache Storage, service workers, cookies of the page's own context
+    // (a new page's context is empty). About 5 ms.
+    if (reset) {
+      await withDeadline(
+        Promise.all([
+          rp.cdp.send('Storage.clearDataForOrigin', { origin: HARNESS_ORIGIN, storageTypes: 'all' }),
+          rp.cdp.send('Network.clearBrowserCookies'),
+        ]),
+        deadlineMs,
+        'storage clear',
+      );
+    }
     // sessionStorage and window.name survive a same-origin navigation in a tab; local storage is
     // cleared in the page as well so its in-renderer copy cannot lag the clear above. The new
     // document runs only the harness yet, so these are the browser's own functions.
@@ -509,7 +512,7 @@ export class PagePool {
       }
       if (reset) {
         try {
-          await this.loadHarness(rp, Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)));
+          await this.loadHarness(rp, Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
         } catch (err) {
           this.log.warn({ err }, 'page reset failed; replacing it');
           await this.pool.destroy(rp);
