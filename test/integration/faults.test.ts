@@ -88,7 +88,8 @@ describe('browser faults (issue 7, part 1)', function () {
 
   it('SIGKILL of Chromium under 8 concurrent clients: every request answered in time, the pool relaunches, nothing is left behind', async () => {
     const RENDER_TIMEOUT_MS = 3000;
-    const s: TestServer = await startTestServer({ poolSize: 2, renderTimeoutMs: RENDER_TIMEOUT_MS, acquireTimeoutMs: 2000, maxQueue: 64 });
+    const ACQUIRE_TIMEOUT_MS = 2000;
+    const s: TestServer = await startTestServer({ poolSize: 2, renderTimeoutMs: RENDER_TIMEOUT_MS, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, maxQueue: 64 });
     let stopped = false;
     try {
       // Not a plan's key: on a fast machine 8 clients for 4.5 s outrun any plan's rate limit
@@ -151,7 +152,8 @@ describe('browser faults (issue 7, part 1)', function () {
           expect(o.error, what).to.equal('service_unavailable');
           expect(Number(o.retryAfter), what).to.be.at.least(1);
         }
-        expect(o.doneAt - o.sentAt, what).to.be.at.most(RENDER_TIMEOUT_MS + 1000);
+        // bounded by the deadlines, not by this machine's speed: the wait for a page, then the render
+        expect(o.doneAt - o.sentAt, what).to.be.at.most(ACQUIRE_TIMEOUT_MS + RENDER_TIMEOUT_MS + 1000);
       }
       // renders succeed again within 5 s of the kill
       const healed = outcomes.filter((o) => o.status === 200 && o.sentAt > killedAt).sort((a, b) => a.doneAt - b.doneAt)[0];
