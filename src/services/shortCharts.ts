@@ -267,6 +267,18 @@ export class ShortChartService {
     if (known && known.until > now) throw refusalError(known, now);
     const failure = await this.d.store.charts.rerenderFailure(id);
     if (failure && failure.retryAt > now) throw this.refuse(id, failureRefusal(failure), now);
+    // Taken before the costlier reads below, so a flood of GETs while every slot is busy costs little.
+    if (this.active >= this.concurrency) throw serviceUnavailable(this.busyRetryS, 'too many chart re-renders in progress, try again');
+    this.active++;
+    try {
+      return { ...(await this.admitChart(id, now)), hadFailure: failure !== null };
+    } catch (err) {
+      this.active--;
+      throw err;
+    }
+  }
+
+  private async admitChart(id: string, now: number): Promise<Omit<Job, 'hadFailure'>> {
     const rec = await this.d.store.charts.find(id);
     if (!rec) throw gone();
     const account = await this.d.store.accounts.find(rec.accountId);
@@ -280,21 +292,12 @@ export class ShortChartService {
       // Nothing to revive: the same image, rendered without the means to run any code.
       request = { ...request, allowFunctions: false };
     }
-    if (this.active >= this.concurrency) throw serviceUnavailable(this.busyRetryS, 'too many chart re-renders in progress, try again');
-    this.active++;
-    let take;
-    try {
-      take = await this.d.store.charts.takeRerender(id, rec.accountId, now, this.limits);
-    } catch (err) {
-      this.active--;
-      throw err;
-    }
+    const take = await this.d.store.charts.takeRerender(id, rec.accountId, now, this.limits);
     if (!take.allowed) {
-      this.active--;
       const detail = take.limit === 'chart' ? 'this chart was re-rendered too often, try again later' : "this chart's account has used its re-render budget, try again later";
       throw this.refuse(id, { until: now + take.retryAfterMs, status: 503, code: 'service_unavailable', detail }, now);
     }
-    return { rec, account, request, hadFailure: failure !== null };
+    return { rec, account, request };
   }
 
   private refuse(id: string, r: Refusal, now: number): AppError {
