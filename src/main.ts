@@ -81,7 +81,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     const shortCharts = new ShortChartService({
       charts, renderer, store, cache: imageCache, clock, publicBaseUrl: config.publicBaseUrl,
-      metrics: new ChartMetricsRecorder(store.chartMetrics, log),
+      metrics: new ChartMetricsRecorder(store.chartMetrics, log), log,
+      // re-renders of stored charts may hold at most half the pool: paid renders keep the rest
+      rerender: { concurrency: Math.max(1, Math.floor(config.poolSize / 2)), renderTimeoutMs: config.renderTimeoutMs },
     });
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
     const deps: AppDeps = { config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox };

@@ -13,6 +13,11 @@ export interface CacheHit {
   tier: CacheTier;
 }
 
+/** A lookup that may return an expired image (fresh: false): a short chart's last good image. */
+export interface CacheLookup extends CacheHit {
+  fresh: boolean;
+}
+
 export interface CacheObserver {
   cacheHit(tier: CacheTier | 'miss'): void;
 }
@@ -58,6 +63,28 @@ export class ImageCache {
     }
     this.observer?.cacheHit('miss');
     return null;
+  }
+
+  /**
+   * Like get(), but an expired image is returned too, marked fresh: false (served stale while
+   * it is re-rendered). A stale copy in memory is returned as it is: reading the row again on
+   * every GET of a chart whose re-render is held back would cost a blob read per request.
+   */
+  async lookup(key: string): Promise<CacheLookup | null> {
+    const now = this.clock.now();
+    const mem = this.memory?.get(key);
+    if (mem) {
+      this.observer?.cacheHit('memory');
+      return { image: mem, tier: 'memory', fresh: mem.expiresAt === null || mem.expiresAt > now };
+    }
+    const disk = await this.persistent.get(key);
+    if (!disk) {
+      this.observer?.cacheHit('miss');
+      return null;
+    }
+    this.memory?.set(key, disk);
+    this.observer?.cacheHit('persistent');
+    return { image: disk, tier: 'persistent', fresh: disk.expiresAt === null || disk.expiresAt > now };
   }
 
   async put(key: string, body: Buffer, contentType: string, ttlMs: number | null): Promise<StoredImage> {

@@ -2,10 +2,21 @@
 // unguessable id; GET /v1/chart/{id} serves the image from the cache tiers without
 // credentials and without counting, re-rendering it from the stored request (uncounted)
 // once the plan's cache duration has passed.
+//
+// A stored request may carry caller code that works today and loops tomorrow, so re-renders
+// are contained (issue 11): the last good image is served (stale) while a re-render runs in
+// the background or has failed; a failed re-render is remembered in the store with an
+// exponential backoff and its error replayed at once meanwhile; re-renders are limited per
+// chart (a token bucket), per account (a budget of page time) and per instance (at most half
+// the pool at once); a revoked or expired key's functions never run again.
+import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
+import { mayRunCallerCode } from '../chart/callerCode.js';
 import { PLANS, type Plan } from '../chart/plans.js';
-import { AppError, notFound } from '../errors.js';
-import type { AccountStore, ChartStore, StoredImage } from '../store/types.js';
+import type { RenderRequest } from '../chart/request.js';
+import { AppError, notFound, serviceUnavailable, type ErrorCode } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Account, AccountStore, ChartRecord, ChartStore, KeyStore, RerenderFailure, RerenderLimits, StoredImage } from '../store/types.js';
 import type { AuthContext, Clock } from './accounts.js';
 import type { ChartFields, ChartService, GenerateOptions } from './charts.js';
 import type { CacheTier, ImageCache } from './imageCache.js';
@@ -16,6 +27,27 @@ const DAY_MS = 86_400_000;
 const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
 /** How long a served chart is trusted to still exist before the store is asked again. */
 const EXISTS_RECHECK_MS = 60_000;
+/** How long a "this key may no longer run code" verdict is trusted before the store is asked again. */
+const KEY_RECHECK_MS = 60_000;
+/** Failed re-renders are remembered with this backoff: 1 min, doubling, at most a day. */
+export const BACKOFF_FIRST_MS = 60_000;
+export const BACKOFF_MAX_MS = DAY_MS;
+/** Remembered errors: the ones a stored request itself causes (a busy pool or a store failure is not its fault). */
+const REMEMBERED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['render_failed', 'invalid_input']);
+
+export function rerenderBackoffMs(failures: number): number {
+  return Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.min(Math.max(0, failures - 1), 30));
+}
+
+/**
+ * Re-render limits. Per chart: 3 at once, one more every 10 minutes (a chart re-renders once
+ * per cache duration when all is well). Per account: page time, since a looping callback costs
+ * a full RENDER_TIMEOUT_MS where a chart costs tens of ms: a budget of 6 render timeouts, one
+ * timeout earned back every 40 s (default timeout: 60 s of page time, 15 s a minute).
+ */
+export function rerenderLimits(renderTimeoutMs: number): RerenderLimits {
+  return { chartBurst: 3, chartRefillMs: 10 * 60_000, accountBudgetMs: 6 * renderTimeoutMs, accountRefillPerMs: renderTimeoutMs / 40_000 };
+}
 
 /** 128 random bits, base64url: 22 URL-safe characters that carry no key or secret. */
 export function newChartId(): string {
@@ -39,29 +71,92 @@ export interface ShortChart {
 
 export interface ServedChart {
   image: StoredImage;
-  /** Where the image came from: a cache tier, or a re-render just now. */
-  tier: CacheTier | 'render';
+  /** Where the image came from: a cache tier, a re-render just now, or the last good image past its expiry. */
+  tier: CacheTier | 'render' | 'stale';
+}
+
+export interface RerenderOptions {
+  /** Re-renders this instance runs at once (the rest of the pool stays for paid renders). */
+  concurrency: number;
+  /** RENDER_TIMEOUT_MS: scales the per-account budget and the Retry-After of a busy answer. */
+  renderTimeoutMs: number;
+  limits?: RerenderLimits;
 }
 
 export interface ShortChartDeps {
   charts: ChartService;
   renderer: RenderService;
-  store: { readonly charts: ChartStore; readonly accounts: AccountStore };
+  store: { readonly charts: ChartStore; readonly accounts: AccountStore; readonly keys: KeyStore };
   cache: ImageCache;
   metrics: ChartMetricsRecorder;
   clock: Clock;
   publicBaseUrl: string;
+  rerender?: RerenderOptions;
+  log?: Logger;
 }
+
+/** A re-render admitted by every limit, about to run. */
+interface Job {
+  rec: ChartRecord;
+  account: Account;
+  request: RenderRequest;
+  hadFailure: boolean;
+}
+
+interface Attempt {
+  /** Settles once admitted (the render started) or refused (rejects with the answer). */
+  admitted: Promise<void>;
+  done: Promise<ServedChart>;
+}
+
+/** A refusal remembered in memory until `until` (the store keeps the authoritative backoff). */
+interface Refusal {
+  until: number;
+  status: number;
+  code: ErrorCode;
+  detail: string | undefined;
+}
+
+/** Errors that mean the chart is gone (404): never answered with a stale image. */
+const goneErrors = new WeakSet<AppError>();
+function gone(): AppError {
+  const e = notFound('no such chart');
+  goneErrors.add(e);
+  return e;
+}
+
+function refusalError(r: Refusal, now: number): AppError {
+  const headers: Record<string, string> = r.status >= 500 ? { 'Retry-After': String(Math.max(1, Math.ceil((r.until - now) / 1000))) } : {};
+  return new AppError(r.status, r.code, r.detail, headers);
+}
+
+function failureRefusal(f: RerenderFailure): Refusal {
+  const code = REMEMBERED.has(f.code as ErrorCode) ? (f.code as ErrorCode) : 'render_failed';
+  return { until: f.retryAt, status: code === 'invalid_input' ? 400 : 500, code, detail: f.detail ?? undefined };
+}
+
+const ignore = () => {};
 
 const noSuchChart = () => notFound('no such chart');
 
 export class ShortChartService {
-  /** Re-renders in flight by chart id: concurrent misses of one chart share one render and one write. */
-  private readonly rerenders = new Map<string, Promise<ServedChart>>();
+  /** Re-renders in flight by chart id: concurrent GETs of one chart share one attempt and one write. */
+  private readonly rerenders = new Map<string, Attempt>();
   /** When a cached image's chart was last seen in the store (entries go with the image). */
   private readonly verifiedAt = new WeakMap<StoredImage, number>();
+  /** Recent refusals by chart id, so that a flood of GETs costs no store read each. */
+  private readonly refusals = new LRUCache<string, Refusal>({ max: 10_000 });
+  private active = 0;
+  private readonly concurrency: number;
+  private readonly limits: RerenderLimits;
+  private readonly busyRetryS: number;
 
-  constructor(private readonly d: ShortChartDeps) {}
+  constructor(private readonly d: ShortChartDeps) {
+    const r = d.rerender ?? { concurrency: 1, renderTimeoutMs: 10_000 };
+    this.concurrency = Math.max(1, r.concurrency);
+    this.limits = r.limits ?? rerenderLimits(r.renderTimeoutMs);
+    this.busyRetryS = Math.max(1, Math.ceil(r.renderTimeoutMs / 1000));
+  }
 
   /** POST /v1/chart/create: one generation; the request is kept with the creator's permissions. */
   async create(auth: AuthContext, fields: ChartFields, opts: GenerateOptions = {}): Promise<ShortChart> {
@@ -81,28 +176,43 @@ export class ShortChartService {
     }, opts);
   }
 
-  /** GET /v1/chart/{id}: never counted as a generation. Unknown id -> 404 not_found. */
+  /**
+   * GET /v1/chart/{id}: never counted as a generation. Unknown id -> 404 not_found. An expired
+   * image is served stale (tier 'stale') while a re-render runs in the background or is held
+   * back; without any image the GET waits for the re-render, or gets the refusal at once.
+   */
   async serve(id: string): Promise<ServedChart> {
     if (!CHART_ID.test(id)) throw noSuchChart();
-    const hit = await this.d.cache.get(chartCacheKey(id));
+    const key = chartCacheKey(id);
+    const hit = await this.d.cache.lookup(key);
     // A terminated account's charts are purged from the store (possibly by the CLI, in another
     // process): a cached copy must not outlive them. The check costs a query, so a memory-tier
     // image is re-checked at most every EXISTS_RECHECK_MS.
     if (hit && !(await this.stillExists(id, hit.image))) {
-      this.d.cache.forget(chartCacheKey(id));
+      this.d.cache.forget(key);
       throw noSuchChart();
     }
-    if (hit) {
+    if (hit?.fresh) {
       this.d.metrics.hit(id, this.d.clock.now());
-      return hit;
+      return { image: hit.image, tier: hit.tier };
     }
-    let pending = this.rerenders.get(id);
-    if (!pending) {
-      pending = this.rerender(id).finally(() => this.rerenders.delete(id));
-      this.rerenders.set(id, pending);
+    if (!hit && !(await this.d.store.charts.exists(id))) throw noSuchChart();
+    const attempt = this.rerenders.get(id) ?? this.start(id, hit !== null);
+    if (hit) {
+      try {
+        await attempt.admitted;
+      } catch (err) {
+        if (err instanceof AppError && goneErrors.has(err)) {
+          this.d.cache.forget(key);
+          throw err;
+        }
+        // held back (backoff, limits, a revoked key): the last good image stands in
+      }
+      this.d.metrics.hit(id, this.d.clock.now());
+      return { image: hit.image, tier: 'stale' };
     }
     try {
-      const served = await pending;
+      const served = await attempt.done;
       this.d.metrics.hit(id, this.d.clock.now());
       return served;
     } catch (err) {
@@ -127,21 +237,114 @@ export class ShortChartService {
     return toChartMetrics(await this.d.metrics.read(id), rec.createdAt);
   }
 
-  /** Writes the metrics still in memory (graceful shutdown, before the store closes). */
+  /** Settles when every background re-render has (tests; shutdown). */
+  async idle(): Promise<void> {
+    while (this.rerenders.size > 0) await Promise.allSettled([...this.rerenders.values()].map((a) => a.done));
+  }
+
+  /** Lets background re-renders finish, then writes the metrics still in memory (graceful shutdown, before the store closes). */
   async close(): Promise<void> {
+    await this.idle();
     await this.d.metrics.close();
   }
 
-  private async rerender(id: string): Promise<ServedChart> {
+  /** Registers the chart's attempt before its first await, so that concurrent GETs share it. */
+  private start(id: string, background: boolean): Attempt {
+    const job = this.admit(id);
+    const done = job.then((j) => this.run(id, j, background));
+    const attempt: Attempt = { admitted: job.then(ignore), done };
+    this.rerenders.set(id, attempt);
+    // Whoever waits handles the outcome; a background attempt has nobody waiting.
+    attempt.admitted.catch(ignore);
+    done.catch(ignore).finally(() => this.rerenders.delete(id));
+    return attempt;
+  }
+
+  /** Every check a re-render must pass, cheapest first; throws the answer when it may not run. */
+  private async admit(id: string): Promise<Job> {
+    const now = this.d.clock.now();
+    const known = this.refusals.get(id);
+    if (known && known.until > now) throw refusalError(known, now);
+    const failure = await this.d.store.charts.rerenderFailure(id);
+    if (failure && failure.retryAt > now) throw this.refuse(id, failureRefusal(failure), now);
+    // Taken before the costlier reads below, so a flood of GETs while every slot is busy costs little.
+    if (this.active >= this.concurrency) throw serviceUnavailable(this.busyRetryS, 'too many chart re-renders in progress, try again');
+    this.active++;
+    try {
+      return { ...(await this.admitChart(id, now)), hadFailure: failure !== null };
+    } catch (err) {
+      this.active--;
+      throw err;
+    }
+  }
+
+  private async admitChart(id: string, now: number): Promise<Omit<Job, 'hadFailure'>> {
     const rec = await this.d.store.charts.find(id);
-    if (!rec) throw noSuchChart();
+    if (!rec) throw gone();
     const account = await this.d.store.accounts.find(rec.accountId);
-    if (!account || account.status === 'terminated') throw noSuchChart();
+    if (!account || account.status === 'terminated') throw gone();
+    let request = rec.request;
+    if (request.allowFunctions && !(await this.keyUsable(rec.keyId, now))) {
+      // The key that stored this code was revoked or has expired: its code never runs again.
+      if (mayRunCallerCode(request)) {
+        throw this.refuse(id, { until: now + KEY_RECHECK_MS, status: 404, code: 'not_found', detail: 'this chart can no longer be rendered: the API key that created it was revoked or has expired' }, now);
+      }
+      // Nothing to revive: the same image, rendered without the means to run any code.
+      request = { ...request, allowFunctions: false };
+    }
+    const take = await this.d.store.charts.takeRerender(id, rec.accountId, now, this.limits);
+    if (!take.allowed) {
+      const detail = take.limit === 'chart' ? 'this chart was re-rendered too often, try again later' : "this chart's account has used its re-render budget, try again later";
+      throw this.refuse(id, { until: now + take.retryAfterMs, status: 503, code: 'service_unavailable', detail }, now);
+    }
+    return { rec, account, request };
+  }
+
+  private refuse(id: string, r: Refusal, now: number): AppError {
+    this.refusals.set(id, r);
+    return refusalError(r, now);
+  }
+
+  private async keyUsable(keyId: string, now: number): Promise<boolean> {
+    const key = await this.d.store.keys.find(keyId);
+    return key !== null && key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
+  }
+
+  private async run(id: string, job: Job, background: boolean): Promise<ServedChart> {
     const started = performance.now();
-    // the chart's owner account pays for its re-render in the fair queue, not its viewers
-    const img = await this.d.renderer.render(rec.request, renderOwner.account(rec.accountId));
-    this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
-    const image = await this.d.cache.put(chartCacheKey(id), img.body, img.contentType, cacheTtlMs(PLANS[account.plan]));
-    return { image, tier: 'render' };
+    try {
+      // the chart's owner account pays for its re-render in the fair queue, not its viewers
+      const img = await this.d.renderer.render(job.request, renderOwner.account(job.rec.accountId));
+      this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
+      const image = await this.d.cache.put(chartCacheKey(id), img.body, img.contentType, cacheTtlMs(PLANS[job.account.plan]));
+      if (job.hadFailure) await this.d.store.charts.clearRerenderFailure(id);
+      this.refusals.delete(id);
+      return { image, tier: 'render' };
+    } catch (err) {
+      const answer = await this.remember(id, err);
+      if (background) this.d.metrics.error(id, this.d.clock.now());
+      throw answer;
+    } finally {
+      this.active--;
+      const pageMs = performance.now() - started;
+      await this.d.store.charts
+        .chargeRerender(job.rec.accountId, this.d.clock.now(), pageMs, this.limits)
+        .catch((err: unknown) => this.d.log?.error({ err, chartId: id }, 'charging a re-render to its account failed'));
+    }
+  }
+
+  /** Remembers a failure the stored request caused; returns the error to answer with. */
+  private async remember(id: string, err: unknown): Promise<unknown> {
+    if (!(err instanceof AppError) || !REMEMBERED.has(err.code)) return err;
+    const now = this.d.clock.now();
+    const error = { status: err.status, code: err.code, detail: err.detail?.slice(0, 500) ?? null };
+    try {
+      const f = await this.d.store.charts.recordRerenderFailure(id, now, error, rerenderBackoffMs);
+      return f ? this.refuse(id, failureRefusal(f), now) : err;
+    } catch (storeErr) {
+      // Not remembered in the store: at least this instance holds back for the first backoff.
+      this.d.log?.error({ err: storeErr, chartId: id }, 'remembering a failed re-render failed');
+      return this.refuse(id, { until: now + BACKOFF_FIRST_MS, status: err.status, code: err.code, detail: err.detail }, now);
+    }
   }
 }

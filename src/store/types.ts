@@ -63,7 +63,10 @@ export interface ImageStore {
   get(key: string): Promise<StoredImage | null>;
   put(key: string, image: StoredImage): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Removes images expired before `now`; returns how many. */
+  /**
+   * Removes images expired before `now`, except a short chart's while the chart exists (its
+   * last good image, served stale while it is re-rendered); returns how many.
+   */
   purgeExpired(now: number): Promise<number>;
 }
 
@@ -78,6 +81,30 @@ export interface ChartRecord {
   createdAt: number;
 }
 
+/** A short chart's last failed re-render, remembered so that later GETs are answered at once. */
+export interface RerenderFailure {
+  /** Consecutive failed re-renders (1 after the first). */
+  failures: number;
+  /** ms since epoch: no new attempt before then. */
+  retryAt: number;
+  /** The error the failed attempt was answered with. */
+  status: number;
+  code: string;
+  detail: string | null;
+}
+
+/** Token buckets of short-chart re-renders (see ShortChartService for the defaults). */
+export interface RerenderLimits {
+  /** Per chart: attempts it may start at once, and ms to earn one more back. */
+  chartBurst: number;
+  chartRefillMs: number;
+  /** Per account: page time (ms) its charts' re-renders may spend at once, and page ms earned back per ms. */
+  accountBudgetMs: number;
+  accountRefillPerMs: number;
+}
+
+export type RerenderTake = { allowed: true } | { allowed: false; limit: 'chart' | 'account'; retryAfterMs: number };
+
 export interface ChartStore {
   /**
    * Stores a chart, its cached image and (when given) the generation that made it, in one
@@ -88,6 +115,25 @@ export interface ChartStore {
   find(id: string): Promise<ChartRecord | null>;
   /** Cheap check that a chart still exists (its account may have been terminated and purged). */
   exists(id: string): Promise<boolean>;
+  /** The chart's remembered failed re-render, if any (whether or not its backoff has passed). */
+  rerenderFailure(id: string): Promise<RerenderFailure | null>;
+  /**
+   * Atomically: when the chart's bucket holds a token and its account's page-time budget is
+   * positive, takes the token and allows the re-render; otherwise says which limit refused it
+   * and when it would allow one.
+   */
+  takeRerender(id: string, accountId: string, now: number, limits: RerenderLimits): Promise<RerenderTake>;
+  /** Charges the page time a re-render spent to its account's budget (which may go negative). */
+  chargeRerender(accountId: string, now: number, pageMs: number, limits: RerenderLimits): Promise<void>;
+  /** Remembers a failed re-render: one more consecutive failure, retry at now + backoffMs(failures). */
+  recordRerenderFailure(
+    id: string,
+    now: number,
+    error: { status: number; code: string; detail: string | null },
+    backoffMs: (failures: number) => number,
+  ): Promise<RerenderFailure | null>;
+  /** Forgets the remembered failure (a re-render succeeded). */
+  clearRerenderFailure(id: string): Promise<void>;
 }
 
 /** Per-chart counters, as stored and as added by one batched write. */

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { loadMasterKey } from '../../src/store/masterKey.js';
-import { AccountService } from '../../src/services/accounts.js';
+import { AccountService, systemClock } from '../../src/services/accounts.js';
+import { BillingService } from '../../src/services/billing.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type Running } from '../../src/main.js';
 import { testConfig } from '../helpers/server.js';
@@ -116,6 +117,9 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       // The account is created before the server starts, on the same DATA_DIR (as the CLI does).
       const store = createSqliteStore(dataDir);
       const acct = await new AccountService(store, loadMasterKey(dataDir)).createAccount('enterprise', null);
+      // Limits no machine can reach (as `billing set-limits` sets them): creation "at full speed"
+      // must never meet a 429, however fast this machine renders.
+      await new BillingService(store, systemClock, 'http://localhost').setCustomLimits(acct.account_id, { perMinute: 1_000_000, perHour: 100_000_000, burst: 1_000_000 });
       await store.close();
 
       const first = await serve();
@@ -142,8 +146,11 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
         }
       };
       const clients = Array.from({ length: 6 }, (_, c) => client(c));
-      // Let creation run at full speed for 1.5-3 s, then SIGKILL the server mid-write.
-      await new Promise((r) => setTimeout(r, 1500 + Math.random() * 1500));
+      // Let creation run at full speed until more than 20 charts are in (however long this
+      // machine takes), then 0-1.5 s more, then SIGKILL the server mid-write.
+      const deadline = Date.now() + 60_000;
+      while (received.length <= 20 && otherFailures.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, Math.random() * 1500));
       const receivedAtKill = received.length;
       killed = true;
       first.proc.kill('SIGKILL');

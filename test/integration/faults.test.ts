@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { unlimitedAccount } from '../helpers/accounts.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,10 +88,13 @@ describe('browser faults (issue 7, part 1)', function () {
 
   it('SIGKILL of Chromium under 8 concurrent clients: every request answered in time, the pool relaunches, nothing is left behind', async () => {
     const RENDER_TIMEOUT_MS = 3000;
-    const s: TestServer = await startTestServer({ poolSize: 2, renderTimeoutMs: RENDER_TIMEOUT_MS, acquireTimeoutMs: 2000, maxQueue: 64 });
+    const ACQUIRE_TIMEOUT_MS = 2000;
+    const s: TestServer = await startTestServer({ poolSize: 2, renderTimeoutMs: RENDER_TIMEOUT_MS, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, maxQueue: 64 });
     let stopped = false;
     try {
-      const key = (await s.account('growth')).api_key;
+      // Not a plan's key: on a fast machine 8 clients for 4.5 s outrun any plan's rate limit
+      // (429 where the test expects 200/500/503).
+      const key = (await unlimitedAccount(s)).api_key;
       const firstPid = s.deps.pool.browserPid()!;
       expect(firstPid).to.be.a('number');
       expect(processesWith(s.deps.pool.profiles[0]!).length, 'Chromium processes of the first browser').to.be.greaterThan(0);
@@ -100,8 +104,12 @@ describe('browser faults (issue 7, part 1)', function () {
       const KILL_AT_MS = 1000;
       const outcomes: Outcome[] = [];
       let n = 0;
+      // Each client goes on past LOAD_MS until it has had a success after the kill (bounded):
+      // whether its last request succeeded must not depend on how long this machine took to heal.
+      const healedClient = new Set<number>();
+      let killedAt = Number.POSITIVE_INFINITY;
       const client = async (c: number) => {
-        while (Date.now() - started < LOAD_MS) {
+        while (Date.now() - started < LOAD_MS || (!healedClient.has(c) && Date.now() - started < 30_000)) {
           const i = n++;
           // every request differs, so none joins another's render
           const chart = { ...BAR, data: { ...BAR.data, datasets: [{ label: 'Revenue', data: [12, 19, 3, i] }] } };
@@ -111,6 +119,7 @@ describe('browser faults (issue 7, part 1)', function () {
             const body = Buffer.from(await res.arrayBuffer());
             let error: string | undefined;
             if (res.status !== 200) error = (JSON.parse(body.toString('utf8')) as { error?: string }).error;
+            if (res.status === 200 && sentAt > killedAt) healedClient.add(c);
             outcomes.push({
               client: c, sentAt, doneAt: Date.now(), status: res.status, contentType: res.headers.get('content-type'),
               error, retryAfter: res.headers.get('retry-after'), png: body.subarray(0, 8).equals(PNG),
@@ -122,7 +131,7 @@ describe('browser faults (issue 7, part 1)', function () {
       };
       const clients = Array.from({ length: 8 }, (_, c) => client(c));
       await sleep(KILL_AT_MS);
-      const killedAt = Date.now();
+      killedAt = Date.now();
       process.kill(firstPid, 'SIGKILL');
       await Promise.all(clients);
 
@@ -143,7 +152,8 @@ describe('browser faults (issue 7, part 1)', function () {
           expect(o.error, what).to.equal('service_unavailable');
           expect(Number(o.retryAfter), what).to.be.at.least(1);
         }
-        expect(o.doneAt - o.sentAt, what).to.be.at.most(RENDER_TIMEOUT_MS + 1000);
+        // bounded by the deadlines, not by this machine's speed: the wait for a page, then the render
+        expect(o.doneAt - o.sentAt, what).to.be.at.most(ACQUIRE_TIMEOUT_MS + RENDER_TIMEOUT_MS + 1000);
       }
       // renders succeed again within 5 s of the kill
       const healed = outcomes.filter((o) => o.status === 200 && o.sentAt > killedAt).sort((a, b) => a.doneAt - b.doneAt)[0];
@@ -180,13 +190,15 @@ describe('browser faults (issue 7, part 1)', function () {
     let s: TestServer;
     let key: string;
     let clean: Buffer;
+    // long enough that a slow machine never reaches it while the test looks for the busy renderer
+    const RENDER_TIMEOUT_MS = 20000;
     const render = async (chart: unknown) => {
       const res = await post(s.url, '/v1/chart', { chart, width: 300, height: 150 }, { 'x-api-key': key });
       return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
     };
     before(async () => {
-      s = await startTestServer({ poolSize: 1, renderTimeoutMs: 8000 });
-      key = (await s.account('growth')).api_key;
+      s = await startTestServer({ poolSize: 1, renderTimeoutMs: RENDER_TIMEOUT_MS });
+      key = (await unlimitedAccount(s)).api_key;
       const r = await render(BAR);
       expect(r.status).to.equal(200);
       clean = r.body;
@@ -206,7 +218,8 @@ describe('browser faults (issue 7, part 1)', function () {
       for (const p of candidates) {
         process.kill(p.pid, 'SIGKILL');
         killed++;
-        if (await waitFor(() => (pool.stats().pagesCrashed ?? 0) > (before.pagesCrashed ?? 0), 1500)) break;
+        // generous: a spare renderer's death changes nothing, so waiting long costs only time
+        if (await waitFor(() => (pool.stats().pagesCrashed ?? 0) > (before.pagesCrashed ?? 0), 5000)) break;
       }
       expect(pool.stats().pagesCrashed, `crashed pages after killing ${killed} renderer(s)`).to.equal((before.pagesCrashed ?? 0) + 1);
       for (let i = 0; i < 4; i++) {
@@ -224,23 +237,29 @@ describe('browser faults (issue 7, part 1)', function () {
     it('a renderer killed mid-render fails that request at once with 500 render_failed; the next render is clean', async () => {
       const pool = s.deps.pool;
       const profile = pool.profiles.at(-1)!;
-      const slow = { ...BAR, options: { scales: { y: { ticks: { callback: 'function(v){ var t=Date.now(); while(Date.now()-t<5000){} return v; }' } } } } };
-      const t0 = Date.now();
+      // loops until its renderer dies (or the render timeout, which this test must never reach)
+      const slow = { ...BAR, options: { scales: { y: { ticks: { callback: 'function(v){ while(true){} return v; }' } } } } };
+      // only renderers that existed before the request: the page's is one of them, while a
+      // spare Chromium starts meanwhile would show its own start-up CPU
+      const base = new Map(renderersOf(profile).map((p) => [p.pid, cpuTicks(p.pid)]));
       const pending = post(s.url, '/v1/chart', { chart: slow, width: 300, height: 150 }, { 'x-api-key': key });
-      // the page's renderer is the one burning CPU in the callback
-      await sleep(700);
-      const a = new Map(renderersOf(profile).map((p) => [p.pid, cpuTicks(p.pid)]));
-      await sleep(400);
-      const hot = [...a.entries()].map(([pid, t]) => ({ pid, used: cpuTicks(pid) - t })).sort((x, y) => y.used - x.used)[0];
-      expect(hot, 'a busy renderer').to.not.equal(undefined);
-      expect(hot!.used, 'CPU ticks of the busiest renderer').to.be.greaterThan(10);
+      // The page's renderer is the one burning CPU in the callback: watch until one has burnt
+      // 200 ms of CPU since the request was sent, however long this machine takes to get there.
+      let hot: { pid: number; used: number } | undefined;
+      const found = await waitFor(() => {
+        hot = [...base.entries()]
+          .map(([pid, t]) => ({ pid, used: cpuTicks(pid) - t }))
+          .sort((x, y) => y.used - x.used)[0];
+        return hot !== undefined && hot.used > 20;
+      }, RENDER_TIMEOUT_MS - 2000);
+      expect(found, `a renderer busy in the callback (busiest: ${JSON.stringify(hot)})`).to.equal(true);
       process.kill(hot!.pid, 'SIGKILL');
       const res = await pending;
-      const elapsed = Date.now() - t0;
       expect(res.status).to.equal(500);
-      expect(((await res.json()) as { error: string }).error).to.equal('render_failed');
-      // answered when the renderer died, long before the 5 s loop or the 8 s render timeout
-      expect(elapsed).to.be.lessThan(4000);
+      const body = (await res.json()) as { error: string; detail?: string };
+      expect(body.error).to.equal('render_failed');
+      // answered because the renderer died, not by the render timeout (its detail says "took longer than")
+      expect(body.detail ?? '').to.not.match(/longer than/);
       const next = await render(BAR);
       expect(next.status).to.equal(200);
       expect(next.body.equals(clean)).to.equal(true);

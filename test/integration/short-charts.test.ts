@@ -196,16 +196,23 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     expect(probe.count).to.equal(0);
   });
 
-  it('a failed re-render -> 500 render_failed, counted in errorCount; the next GET recovers', async () => {
+  it('a failed re-render -> 500 render_failed with Retry-After, counted in errorCount; the next GET gets the same answer at once, without a render', async () => {
     const id = await createId({ chart: uniqueChart(), width: 100, height: 50 });
     await evict(id);
     probe = probeRenders(s, { fail: true });
-    expect(await errorOf(await fetch(`${s.url}/v1/chart/${id}`))).to.include({ status: 500, error: 'render_failed' });
+    const first = await fetch(`${s.url}/v1/chart/${id}`);
+    expect(first.headers.get('retry-after')).to.equal('60');
+    expect(await errorOf(first)).to.include({ status: 500, error: 'render_failed' });
     probe.restore();
-    probe = null;
-    expect((await fetch(`${s.url}/v1/chart/${id}`)).status).to.equal(200);
+    probe = probeRenders(s);
+    // remembered: backing off (1 min) before the next attempt; recovery after it is in
+    // short-charts-containment.test.ts, which moves the clock
+    const again = await fetch(`${s.url}/v1/chart/${id}`);
+    expect(Number(again.headers.get('retry-after'))).to.be.within(1, 60);
+    expect(await errorOf(again)).to.include({ status: 500, error: 'render_failed' });
+    expect(probe.count).to.equal(0);
     const m = await metricsOf(s.url, id, acct.api_key);
-    expect(m).to.include({ hitCount: 1, errorCount: 1 });
+    expect(m).to.include({ hitCount: 0, errorCount: 2 });
   });
 
   describe('coalescing: identical renders in flight at once run once', () => {
@@ -376,10 +383,21 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
       expect(probe.count).to.equal(0);
 
       now = t0 + 91 * DAY_MS;
+      // The last good image at once, re-rendered meanwhile in the background.
       const expired = await fetch(`${app.url}/v1/chart/${id}`);
       expect(expired.status).to.equal(200);
-      expect(expired.headers.get('x-cache-tier')).to.equal('miss');
-      expect(expired.headers.get('etag')).to.equal(etag); // the same request draws the same image
+      expect(expired.headers.get('x-cache-tier')).to.equal('stale');
+      expect(expired.headers.get('cache-control')).to.equal('public, max-age=60');
+      expect(expired.headers.get('etag')).to.equal(etag);
+      let fresh = expired;
+      const deadline = Date.now() + 30_000;
+      while (fresh.headers.get('x-cache-tier') === 'stale' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 25));
+        fresh = await fetch(`${app.url}/v1/chart/${id}`);
+      }
+      expect(fresh.headers.get('x-cache-tier')).to.equal('edge');
+      expect(fresh.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
+      expect(fresh.headers.get('etag')).to.equal(etag); // the same request draws the same image
       expect(probe.count).to.equal(1);
       expect(app.generations).to.have.length(1);
       // Cached again, for another 90 days from the re-render.

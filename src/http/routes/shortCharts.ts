@@ -10,7 +10,10 @@ import type { ServedChart } from '../../services/shortCharts.js';
 
 // The image behind an id never changes: a re-render after expiry draws the same stored request.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-const TIER_HEADER: Record<ServedChart['tier'], string> = { memory: 'edge', persistent: 'r2', render: 'miss' };
+// The last good image, past its expiry, served while the chart is re-rendered (or held back):
+// shared caches may keep it a minute, then ask again for the fresh one.
+const STALE = 'public, max-age=60';
+const TIER_HEADER: Record<ServedChart['tier'], string> = { memory: 'edge', persistent: 'r2', render: 'miss', stale: 'stale' };
 
 /** If-None-Match (a list, weak or strong, or *) names this ETag. */
 export function etagMatches(ifNoneMatch: string, etag: string): boolean {
@@ -22,7 +25,7 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
 function sendServed(ctx: Context, served: ServedChart): void {
   const { image } = served;
   ctx.set('ETag', image.etag);
-  ctx.set('Cache-Control', IMMUTABLE);
+  ctx.set('Cache-Control', served.tier === 'stale' ? STALE : IMMUTABLE);
   ctx.set('X-Cache-Tier', TIER_HEADER[served.tier]);
   if (etagMatches(ctx.get('if-none-match'), image.etag)) {
     ctx.status = 304;

@@ -27,7 +27,7 @@ export const chartMetricsSchema = {
   required: ['hitCount', 'errorCount', 'avgRenderTime', 'lastAccessed'],
   properties: {
     hitCount: { type: 'integer', minimum: 0, description: 'Times GET /v1/chart/{id} served the image (200 or 304).' },
-    errorCount: { type: 'integer', minimum: 0, description: 'Times GET /v1/chart/{id} failed for this chart (a failed re-render).' },
+    errorCount: { type: 'integer', minimum: 0, description: 'Times GET /v1/chart/{id} failed for this chart, plus failed background re-renders (a failed re-render).' },
     avgRenderTime: {
       type: 'number',
       minimum: 0,
@@ -45,11 +45,13 @@ export const chartMetricsSchema = {
 export const shortChartHeaders = {
   ETag: { description: 'Strong validator of the image bytes; send it back in If-None-Match for a 304.', schema: { type: 'string' } },
   'Cache-Control': {
-    description: 'public, max-age=31536000, immutable: the image behind an id never changes (a re-render after cache expiry draws the same stored request).',
+    description:
+      'public, max-age=31536000, immutable: the image behind an id never changes (a re-render after cache expiry draws the same stored request); public, max-age=60 on a stale image (X-Cache-Tier: stale).',
     schema: { type: 'string' },
   },
   'X-Cache-Tier': {
-    description: 'edge = served from memory, r2 = from the persistent cache (DATA_DIR), miss = re-rendered now.',
-    schema: { type: 'string', enum: ['edge', 'r2', 'miss'] },
+    description:
+      'edge = served from memory, r2 = from the persistent cache (DATA_DIR), miss = re-rendered now, stale = the last good image past its cache duration, served while the chart is re-rendered in the background (or while a failed re-render backs off).',
+    schema: { type: 'string', enum: ['edge', 'r2', 'miss', 'stale'] },
   },
 } as const;

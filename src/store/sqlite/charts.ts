@@ -1,11 +1,25 @@
 import type { RenderRequest } from '../../chart/request.js';
 import type { GenerationCount } from '../metering.js';
-import type { ChartMetricsRow, ChartMetricsStore, ChartRecord, ChartStore, StoredImage } from '../types.js';
+import type { ChartMetricsRow, ChartMetricsStore, ChartRecord, ChartStore, RerenderFailure, RerenderLimits, RerenderTake, StoredImage } from '../types.js';
 import type { DB } from './db.js';
 import { imageWriter } from './images.js';
 import { generationCounter } from './metering.js';
 
 interface ChartRow { id: string; account_id: string; key_id: string; request_json: string; digest: string; created_at: number }
+interface RerenderRow {
+  tokens: number;
+  tokens_at: number;
+  failures: number;
+  retry_at: number | null;
+  error_status: number | null;
+  error_code: string | null;
+  error_detail: string | null;
+}
+
+function failureOf(r: RerenderRow | undefined): RerenderFailure | null {
+  if (!r || r.failures === 0 || r.retry_at === null) return null;
+  return { failures: r.failures, retryAt: r.retry_at, status: r.error_status ?? 500, code: r.error_code ?? 'render_failed', detail: r.error_detail };
+}
 
 export function sqliteCharts(db: DB): ChartStore {
   const insert = db.prepare(
@@ -15,6 +29,7 @@ export function sqliteCharts(db: DB): ChartStore {
   const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM charts WHERE id = ?');
   const putImage = imageWriter(db);
   const countGeneration = generationCounter(db);
+  const rerenders = rerenderGuard(db);
   const createTx = db.transaction((c: ChartRecord, key: string, image: StoredImage, count: GenerationCount | null): number | null => {
     insert.run(c.id, c.accountId, c.keyId, JSON.stringify(c.request), c.digest, c.createdAt);
     putImage(key, image);
@@ -27,6 +42,7 @@ export function sqliteCharts(db: DB): ChartStore {
     async createWithImage(c, image, count) {
       return createTx.immediate(c, image.key, image.image, count);
     },
+    ...rerenders,
     async find(id) {
       const r = find.get(id);
       if (!r) return null;
@@ -38,6 +54,75 @@ export function sqliteCharts(db: DB): ChartStore {
         digest: r.digest,
         createdAt: r.created_at,
       };
+    },
+  };
+}
+
+/** Re-render buckets and remembered failures of short charts (table chart_rerenders, account_rerenders). */
+function rerenderGuard(db: DB): Pick<ChartStore, 'rerenderFailure' | 'takeRerender' | 'chargeRerender' | 'recordRerenderFailure' | 'clearRerenderFailure'> {
+  const getChart = db.prepare<[string], RerenderRow>(
+    'SELECT tokens, tokens_at, failures, retry_at, error_status, error_code, error_detail FROM chart_rerenders WHERE chart_id = ?',
+  );
+  const putTokens = db.prepare(`
+    INSERT INTO chart_rerenders (chart_id, tokens, tokens_at) SELECT @id, @tokens, @at WHERE EXISTS (SELECT 1 FROM charts WHERE id = @id)
+    ON CONFLICT (chart_id) DO UPDATE SET tokens = excluded.tokens, tokens_at = excluded.tokens_at`);
+  const putFailure = db.prepare(`
+    INSERT INTO chart_rerenders (chart_id, tokens, tokens_at, failures, retry_at, error_status, error_code, error_detail)
+    SELECT @id, 0, @now, @failures, @retryAt, @status, @code, @detail WHERE EXISTS (SELECT 1 FROM charts WHERE id = @id)
+    ON CONFLICT (chart_id) DO UPDATE SET failures = excluded.failures, retry_at = excluded.retry_at,
+      error_status = excluded.error_status, error_code = excluded.error_code, error_detail = excluded.error_detail`);
+  const clear = db.prepare(
+    'UPDATE chart_rerenders SET failures = 0, retry_at = NULL, error_status = NULL, error_code = NULL, error_detail = NULL WHERE chart_id = ? AND failures > 0',
+  );
+  const getAccount = db.prepare<[string], { budget_ms: number; budget_at: number }>('SELECT budget_ms, budget_at FROM account_rerenders WHERE account_id = ?');
+  const putAccount = db.prepare(`
+    INSERT INTO account_rerenders (account_id, budget_ms, budget_at) SELECT @id, @budget, @at WHERE EXISTS (SELECT 1 FROM accounts WHERE id = @id)
+    ON CONFLICT (account_id) DO UPDATE SET budget_ms = excluded.budget_ms, budget_at = excluded.budget_at`);
+
+  const chartTokens = (id: string, now: number, l: RerenderLimits): number => {
+    const r = getChart.get(id);
+    if (!r) return l.chartBurst;
+    return Math.min(l.chartBurst, r.tokens + Math.max(0, now - r.tokens_at) / l.chartRefillMs);
+  };
+  const accountBudget = (id: string, now: number, l: RerenderLimits): number => {
+    const r = getAccount.get(id);
+    if (!r) return l.accountBudgetMs;
+    return Math.min(l.accountBudgetMs, r.budget_ms + Math.max(0, now - r.budget_at) * l.accountRefillPerMs);
+  };
+  const takeTx = db.transaction((id: string, accountId: string, now: number, l: RerenderLimits): RerenderTake => {
+    const tokens = chartTokens(id, now, l);
+    if (tokens < 1) return { allowed: false, limit: 'chart', retryAfterMs: Math.ceil((1 - tokens) * l.chartRefillMs) };
+    const budget = accountBudget(accountId, now, l);
+    // Positive is enough: the attempt's real cost is charged afterwards (chargeTx).
+    if (budget <= 0) return { allowed: false, limit: 'account', retryAfterMs: Math.ceil((1 - budget) / l.accountRefillPerMs) };
+    putTokens.run({ id, tokens: tokens - 1, at: now });
+    putAccount.run({ id: accountId, budget, at: now });
+    return { allowed: true };
+  });
+  const chargeTx = db.transaction((accountId: string, now: number, pageMs: number, l: RerenderLimits) => {
+    putAccount.run({ id: accountId, budget: accountBudget(accountId, now, l) - pageMs, at: now });
+  });
+  const failTx = db.transaction((id: string, now: number, e: { status: number; code: string; detail: string | null }, backoffMs: (n: number) => number) => {
+    const failures = (getChart.get(id)?.failures ?? 0) + 1;
+    const retryAt = now + backoffMs(failures);
+    const written = putFailure.run({ id, now, failures, retryAt, status: e.status, code: e.code, detail: e.detail }).changes > 0;
+    return written ? { failures, retryAt, status: e.status, code: e.code, detail: e.detail } : null;
+  });
+  return {
+    async rerenderFailure(id) {
+      return failureOf(getChart.get(id));
+    },
+    async takeRerender(id, accountId, now, limits) {
+      return takeTx.immediate(id, accountId, now, limits);
+    },
+    async chargeRerender(accountId, now, pageMs, limits) {
+      chargeTx.immediate(accountId, now, pageMs, limits);
+    },
+    async recordRerenderFailure(id, now, error, backoffMs) {
+      return failTx.immediate(id, now, error, backoffMs);
+    },
+    async clearRerenderFailure(id) {
+      clear.run(id);
     },
   };
 }

@@ -17,7 +17,11 @@ export function sqliteImages(db: DB): ImageStore {
   const get = db.prepare<[string], Row>('SELECT content_type, etag, body, created_at, expires_at FROM images WHERE key = ?');
   const put = imageWriter(db);
   const del = db.prepare('DELETE FROM images WHERE key = ?');
-  const purge = db.prepare('DELETE FROM images WHERE expires_at IS NOT NULL AND expires_at < ?');
+  // A short chart's image is kept past its expiry while the chart exists: it is the last good
+  // image, served (stale) while a re-render is pending or has failed. It goes with its chart.
+  const purge = db.prepare(`
+    DELETE FROM images WHERE expires_at IS NOT NULL AND expires_at < @now
+      AND (substr(key, 1, 6) <> 'chart:' OR NOT EXISTS (SELECT 1 FROM charts WHERE id = substr(images.key, 7)))`);
   return {
     async get(key): Promise<StoredImage | null> {
       const r = get.get(key);
@@ -30,7 +34,7 @@ export function sqliteImages(db: DB): ImageStore {
       del.run(key);
     },
     async purgeExpired(now) {
-      return purge.run(now).changes;
+      return purge.run({ now }).changes;
     },
   };
 }

@@ -176,4 +176,23 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX open_renders_client_at ON open_renders(client, at);
   CREATE INDEX open_renders_at ON open_renders(at);
   `,
+  // 6: short-chart re-render guard (issue 11): per chart, its token bucket and its remembered
+  // failure (backoff); per account, a bucket of page time. Rows go with their chart or account.
+  `
+  CREATE TABLE chart_rerenders (
+    chart_id TEXT PRIMARY KEY REFERENCES charts(id) ON DELETE CASCADE,
+    tokens REAL NOT NULL, -- re-renders the chart may start now
+    tokens_at INTEGER NOT NULL, -- ms since epoch: when tokens was computed
+    failures INTEGER NOT NULL DEFAULT 0, -- consecutive failed re-renders (0: none remembered)
+    retry_at INTEGER, -- ms since epoch: no attempt before then
+    error_status INTEGER,
+    error_code TEXT,
+    error_detail TEXT
+  ) WITHOUT ROWID;
+  CREATE TABLE account_rerenders (
+    account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    budget_ms REAL NOT NULL, -- page time its charts' re-renders may still spend (may be negative)
+    budget_at INTEGER NOT NULL -- ms since epoch: when budget_ms was computed
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -1,0 +1,20 @@
+// Whether a stored request could run caller code when rendered. The page revives a string
+// into a function only when functions are allowed and the string contains "function" or "=>"
+// (renderer-page/harness.js copyConfig); this answers for any such string anywhere, a superset
+// of what the page revives (it leaves labels and data alone), so "no" is always safe.
+import type { RenderRequest } from './request.js';
+
+export function mayRunCallerCode(req: RenderRequest): boolean {
+  if (!req.allowFunctions) return false;
+  // Iterative: a stored config is depth-limited at creation, but this must not trust that.
+  const stack: unknown[] = [req.config];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('function') || v.includes('=>')) return true;
+    } else if (v !== null && typeof v === 'object') {
+      for (const x of Object.values(v as Record<string, unknown>)) stack.push(x);
+    }
+  }
+  return false;
+}
