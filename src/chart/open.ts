@@ -4,8 +4,10 @@
 //
 // Order of the checks (cheapest and most general first): request target length, c size,
 // query shape, then the config itself (JSON, security gate, Chart.js shape, point count).
+import { nestingDepth } from '../http/body.js';
 import { AppError, configTooLarge, invalidConfig, urlTooLong } from '../errors.js';
 import { findGateViolation } from './gate.js';
+import { findCapViolation } from './openCaps.js';
 import { checkColor, parseChartConfig, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
 
 export const OPEN_LIMITS = Object.freeze({
@@ -71,10 +73,9 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
   } catch (err) {
     throw asInvalidConfig(err);
   }
-  const points = countDataPoints(config);
-  if (points > OPEN_LIMITS.maxDataPoints) {
-    throw invalidConfig(`${points} data points; at most ${OPEN_LIMITS.maxDataPoints} on the open endpoint`);
-  }
+  // every option Chart.js or a plugin loops over, and every data form, within its cap
+  const overCap = findCapViolation(config);
+  if (overCap) throw invalidConfig(overCap);
   const width = side(q.w, 'w', OPEN_LIMITS.defaultWidth);
   const height = side(q.h, 'h', OPEN_LIMITS.defaultHeight);
   const format = q.format === undefined || q.format === '' ? 'png' : q.format;
@@ -91,7 +92,12 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
   };
 }
 
+/** Nesting the gate allows (it counts the config object as level 1). */
+const MAX_JSON_DEPTH = 32;
+
 function parseConfigParam(c: string): ChartConfig {
+  // measured on the text, before JSON.parse builds (and anything recurses over) a deep value
+  if (nestingDepth(c) > MAX_JSON_DEPTH) throw invalidConfig(`c nests deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(c);
@@ -131,17 +137,6 @@ function shortcutConfig(type: string | undefined, data: string | undefined, labe
     // one unnamed dataset: a legend helps only where it names the slices
     options: { plugins: { legend: { display: round } } },
   };
-}
-
-function countDataPoints(config: ChartConfig): number {
-  const datasets = (config.data as { datasets?: unknown } | undefined)?.datasets;
-  if (!Array.isArray(datasets)) return 0;
-  let n = 0;
-  for (const ds of datasets) {
-    const d = (ds as { data?: unknown } | null)?.data;
-    if (Array.isArray(d)) n += d.length;
-  }
-  return n;
 }
 
 function side(v: number | string | undefined, name: 'w' | 'h', def: number): number {
