@@ -4,7 +4,7 @@
 // every 200 under about 1 s and turn everything past them into a fast 400 invalid_config.
 //   node --import tsx bench/open-worst.ts [filter]
 import { startTestServer } from '../test/helpers/server.js';
-import { WORST_CASES } from './open-worst-cases.js';
+import { WORST_CASES } from '../test/helpers/openWorstCases.js';
 
 const filter = process.argv[2] ?? '';
 const s = await startTestServer({ poolSize: 1, openRendersPerHour: 1_000_000, renderTimeoutMs: 15000 });

@@ -1,6 +1,6 @@
 // Configs that push per-unit options of Chart.js 4.6, chartjs-plugin-annotation 3.1 and
 // chartjs-plugin-datalabels 2.2 to extremes: the worst-case bench renders them, and the
-// property test in test/unit/open-caps.test.ts checks each is either rendered or refused.
+// property test in test/integration/open-caps.test.ts checks each is either rendered or refused.
 type Cfg = Record<string, unknown>;
 export type WorstCase = readonly [string, Cfg, Record<string, string>?];
 
