@@ -41,10 +41,13 @@ export interface OpenServiceOptions {
   publicBaseUrl: string;
   /** How long an open image stays in the cache; default 30 days. */
   cacheTtlMs?: number;
+  /** Byte budget of the open images in the persistent cache (OPEN_CACHE_MAX_MB); oldest evicted first. */
+  cacheMaxBytes?: number;
 }
 
 export const OPEN_WINDOW_MS = 3_600_000;
 export const OPEN_CACHE_TTL_MS = 30 * 86_400_000;
+export const OPEN_CACHE_MAX_BYTES = 1024 * 1024 * 1024;
 const PURGE_EVERY_MS = 10 * 60_000;
 
 export class OpenChartService {
@@ -97,7 +100,7 @@ export class OpenChartService {
     const p = (async () => {
       try {
         const img = await this.renderer.render(req, owner, digest);
-        return await this.cache.put(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS);
+        return await this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
       } catch (err) {
         throw openRenderError(err);
       } finally {
