@@ -152,18 +152,47 @@ export function asInvalidConfig(err: unknown): unknown {
   return err;
 }
 
+/** Longest playground link put in X-Edit-Url and Link (each); longer ones become ?id= links. */
+export const MAX_EDIT_URL_BYTES = 1024;
+
+/** What the playground needs to reopen an image: the config and the non-default w, h, format, bkg. */
+export interface EditState {
+  c: ChartConfig;
+  w?: number;
+  h?: number;
+  format?: string;
+  bkg?: string;
+}
+
+export function editState(req: OpenRequest): EditState {
+  const r = req.render;
+  const state: EditState = { c: req.config };
+  if (r.width !== OPEN_LIMITS.defaultWidth) state.w = r.width;
+  if (r.height !== OPEN_LIMITS.defaultHeight) state.h = r.height;
+  if (r.format !== 'png') state.format = r.format;
+  if (r.backgroundColor !== OPEN_LIMITS.defaultBackground) state.bkg = r.backgroundColor ?? '';
+  return state;
+}
+
+/** A stored edit state's id: the open image's request digest (base64url SHA-256). */
+export const EDIT_ID = /^[A-Za-z0-9_-]{43}$/;
+
 /**
  * The playground link for an image: {base}/playground?c=<config>, plus w, h, format and bkg
  * when they differ from the defaults, so the page opens on the same image. `:`, `,` and `/`
- * are left unescaped (legal in a query) to keep the header short.
+ * are left unescaped (legal in a query) to keep the header short. A link longer than
+ * MAX_EDIT_URL_BYTES would repeat a large config in two headers (past nginx's default 4 KB
+ * header buffer): then it is {base}/playground?id=<digest> and `stored` is true, and the
+ * caller stores the edit state under that id.
  */
-export function playgroundUrl(baseUrl: string, req: OpenRequest): string {
+export function playgroundUrl(baseUrl: string, req: OpenRequest, digest: string): { url: string; stored: boolean } {
   const enc = (s: string) => encodeURIComponent(s).replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%2F/gi, '/');
-  const r = req.render;
-  let url = `${baseUrl}/playground?c=${enc(JSON.stringify(req.config))}`;
-  if (r.width !== OPEN_LIMITS.defaultWidth) url += `&w=${r.width}`;
-  if (r.height !== OPEN_LIMITS.defaultHeight) url += `&h=${r.height}`;
-  if (r.format !== 'png') url += `&format=${r.format}`;
-  if (r.backgroundColor !== OPEN_LIMITS.defaultBackground) url += `&bkg=${enc(r.backgroundColor ?? '')}`;
-  return url;
+  const state = editState(req);
+  let url = `${baseUrl}/playground?c=${enc(JSON.stringify(state.c))}`;
+  if (state.w !== undefined) url += `&w=${state.w}`;
+  if (state.h !== undefined) url += `&h=${state.h}`;
+  if (state.format !== undefined) url += `&format=${state.format}`;
+  if (state.bkg !== undefined) url += `&bkg=${enc(state.bkg)}`;
+  if (Buffer.byteLength(url) <= MAX_EDIT_URL_BYTES) return { url, stored: false };
+  return { url: `${baseUrl}/playground?id=${digest}`, stored: true };
 }
