@@ -240,7 +240,7 @@ function checkTimeScales(config: Record<string, Json>): string | null {
     // date-fns adds whole units: a fractional step never advances the loop
     if (typeof step !== 'number' || !Number.isInteger(step) || step < 1) return `${path}.ticks.stepSize must be a whole number of ${String(time.unit ?? 'units')} (1 or more) on a time scale`;
     const unit = typeof time.unit === 'string' ? time.unit : 'year';
-    const unitMs = UNIT_MS[unit];
+    const unitMs = Object.hasOwn(UNIT_MS, unit) ? UNIT_MS[unit] : undefined;
     if (unitMs === undefined) return `${path}.time.unit must be one of ${Object.keys(UNIT_MS).join(', ')}`;
     const span = timeSpan(config, scale, id, typeof time.parser === 'string' ? time.parser : undefined);
     const ticksNeeded = span / (unitMs * step);

@@ -84,7 +84,10 @@ export class OpenChartService {
     }
     const image = await inFlight;
     // the ?id= link must open: stored with the image (same TTL, same budget), once per render
-    if (edit.stored && !joined) await this.storeEditState(digest, req);
+    if (edit.stored && !joined) {
+      // the image is good either way: a failed write costs only the link (it then opens an example)
+      await this.storeEditState(digest, req).catch(() => undefined);
+    }
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
   }
 

@@ -68,6 +68,15 @@ describe('GET /v1/open/chart', function () {
       expect(pixel(png, 0, 0)).to.deep.equal([255, 255, 255, 255]);
     });
 
+    it('a deeply nested c (3,000 levels, as a JSON string) is 400 invalid_config, never 500', async () => {
+      const c = `{"type":"bar","data":{"labels":${'['.repeat(3000)}${']'.repeat(3000)}}}`;
+      const res = await get(`/v1/open/chart?c=${c}`);
+      const err = await errorOf(res);
+      expect(err.status).to.equal(400);
+      expect(err.error).to.equal('invalid_config');
+      expect(err.detail).to.match(/nests deeper than 32 levels/);
+    });
+
     it('a 6 KB config keeps every response header under 4 KB: X-Edit-Url and Link become ?id= links that open', async () => {
       const labels = Array.from({ length: 60 }, (_, i) => `Region number ${i} (EUR)`);
       const big = { type: 'bar', data: { labels, datasets: [{ label: 'Sales', data: labels.map((_, i) => i % 17) }] }, options: { plugins: { title: { display: true, text: 'x'.repeat(3500) } } } };
