@@ -56,7 +56,8 @@ describe('open endpoint cost caps (pure)', () => {
     ['501 category labels on a scale', bar({ scales: { x: { labels: Array.from({ length: 501 }, (_, i) => i) } } }), /scales\.x\.labels has 501 items/],
     ['101 datasets', { type: 'bar', data: { datasets: Array.from({ length: 101 }, () => ({})) } }, /101 datasets; at most 100/],
     ['a time unit that is not one', timeX({ time: { unit: 'constructor' } }, []), /time\.unit must be one of/],
-    ['code in a numeric field', bar({}, { borderWidth: '() => 1' }), /borderWidth must be a number/],
+    ['code in a numeric field (the gate)', bar({}, { borderWidth: '() => 1' }), /looks like code \(arrow function\) at config\.data\.datasets\[0\]\.borderWidth/],
+    ['any other text in a numeric field (the caps)', bar({}, { borderWidth: 'v + 1' }), /borderWidth must be a number/],
   ];
   for (const [name, config, detail] of attacks) {
     it(`refuses ${name}`, () => {
