@@ -26,6 +26,8 @@ export const MAX_DASH_ENTRIES = 16;
 export const MIN_DASH_PERIOD = 2;
 export const MAX_DATALABELS_LABELS = 10;
 export const MAX_DATASETS = 100;
+/** Decades a logarithmic scale may span: Chart.js makes up to 9 ticks per decade. */
+export const MAX_LOG_DECADES = 100;
 /** Data values over all datasets, whatever their form, and items of each label list. */
 export const MAX_DATA_POINTS = 500;
 
@@ -56,12 +58,15 @@ const NUMBER_CAPS: ReadonlyMap<string, NumberCap> = new Map<string, NumberCap>([
   // widths and thicknesses
   ...['borderWidth', 'hoverBorderWidth', 'pointBorderWidth', 'pointHoverBorderWidth', 'lineWidth', 'tickWidth', 'textStrokeWidth',
     'boxWidth', 'boxHeight', 'boxPadding', 'barThickness', 'maxBarThickness', 'minBarLength', 'tickLength', 'width', 'height',
-    'maxWidth', 'maxHeight', 'caretSize', 'caretPadding', 'length', 'borderCapStyleWidth']
+    'maxWidth', 'maxHeight', 'caretSize', 'caretPadding', 'length']
     .map((k): [string, NumberCap] => [k, positivePixels]),
   // offsets, paddings and blurs
   ...['padding', 'offset', 'hoverOffset', 'spacing', 'borderDashOffset', 'dashOffset', 'shadowBlur', 'textShadowBlur',
-    'shadowOffsetX', 'shadowOffsetY', 'xAdjust', 'yAdjust', 'labelOffset', 'grace', 'weight']
+    'shadowOffsetX', 'shadowOffsetY', 'xAdjust', 'yAdjust', 'labelOffset', 'weight']
     .map((k): [string, NumberCap] => [k, pixels]),
+  // angles in degrees: an arc past 360 degrees is drawn once per full turn (ArcElement.fullCircles)
+  ...['circumference', 'angle', 'rotation', 'startAngle', 'minRotation', 'maxRotation']
+    .map((k): [string, NumberCap] => [k, { min: -360, max: 360 }]),
   // decimation
   ['samples', { min: 0, max: 100_000 }],
   ['threshold', { min: 0, max: 100_000 }],
@@ -71,13 +76,13 @@ const NUMBER_CAPS: ReadonlyMap<string, NumberCap> = new Map<string, NumberCap>([
 const DASH_KEYS: ReadonlySet<string> = new Set(['borderDash', 'dash', 'tickBorderDash', 'hoverBorderDash', 'pointBorderDash']);
 
 /** Keys that are numbers under one parent and something else under another (scales.x.offset: true). */
-const NUMBER_OR_OTHER: ReadonlySet<string> = new Set(['offset', 'padding', 'width', 'height', 'length', 'size', 'grace', 'radius', 'cutout', 'count', 'spacing', 'weight']);
+const NUMBER_OR_OTHER: ReadonlySet<string> = new Set(['offset', 'padding', 'width', 'height', 'length', 'size', 'radius', 'cutout', 'count', 'spacing', 'weight']);
 
 type Json = unknown;
 
 /** Returns null when the config is within every cap, else the reason (naming option and cap). */
 export function findCapViolation(config: Record<string, Json>): string | null {
-  return checkData(config.data) ?? walkOptions(config.options, 'options', 0) ?? checkDatasets(config.data) ?? checkTimeScales(config);
+  return checkData(config.data) ?? walkOptions(config.options, 'options', 0) ?? checkDatasets(config.data) ?? checkTimeScales(config) ?? checkLogScales(config);
 }
 
 // --- data -----------------------------------------------------------------------------------
@@ -255,16 +260,50 @@ function checkTimeScales(config: Record<string, Json>): string | null {
 function timeSpan(config: Record<string, Json>, scale: Record<string, Json>, id: string, format: string | undefined): number {
   let min = Infinity;
   let max = -Infinity;
-  const see = (v: Json) => {
+  onAxis(config, scale, id, (v) => {
     const t = toTime(v, format);
     if (t === null) return;
     if (t < min) min = t;
     if (t > max) max = t;
-  };
+  });
+  return max > min ? max - min : 0;
+}
+
+/**
+ * A logarithmic scale makes up to nine ticks per decade between its smallest positive value
+ * and its largest: 1e-300..1e300 is 5,400 ticks, each measured and drawn.
+ */
+function checkLogScales(config: Record<string, Json>): string | null {
+  const options = config.options;
+  const scales = isObject(options) ? options.scales : undefined;
+  if (!isObject(scales)) return null;
+  for (const [id, scale] of Object.entries(scales)) {
+    if (!isObject(scale) || scale.type !== 'logarithmic') continue;
+    let min = Infinity;
+    let max = 0;
+    onAxis(config, scale, id, (v) => {
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+      if (!(n > 0) || !Number.isFinite(n)) return;
+      if (n < min) min = n;
+      if (n > max) max = n;
+    });
+    const decades = max > min ? Math.log10(max) - Math.log10(min) : 0;
+    if (decades > MAX_LOG_DECADES) {
+      return `options.scales.${id} (logarithmic) spans ${Math.round(decades)} decades; at most ${MAX_LOG_DECADES} on the open endpoint`;
+    }
+  }
+  return null;
+}
+
+/** Calls see() with every value a scale may see: its bounds, the labels, the data on its axis. */
+function onAxis(config: Record<string, Json>, scale: Record<string, Json>, id: string, see: (v: Json) => void): void {
   for (const k of ['min', 'max', 'suggestedMin', 'suggestedMax']) see(scale[k]);
   const axis = scaleAxis(id, scale);
   const data = isObject(config.data) ? config.data : {};
-  const labelLists = [data.labels, scale.labels, axis === 'x' ? data.xLabels : data.yLabels];
+  const options = isObject(config.options) ? config.options : {};
+  // labels run along the index axis, plain numbers in data along the other
+  const indexAxis = options.indexAxis === 'y' ? 'y' : 'x';
+  const labelLists = [axis === indexAxis ? data.labels : undefined, scale.labels, axis === 'x' ? data.xLabels : data.yLabels];
   for (const list of labelLists) if (Array.isArray(list)) list.forEach(see);
   const datasets = Array.isArray(data.datasets) ? data.datasets : [];
   for (const ds of datasets) {
@@ -273,10 +312,9 @@ function timeSpan(config: Record<string, Json>, scale: Record<string, Json>, id:
     for (const item of values) {
       if (Array.isArray(item)) see(axis === 'x' ? item[0] : item[1]);
       else if (isObject(item)) see(item[axis]);
-      else if (axis === 'y') see(item);
+      else if (axis !== indexAxis) see(item);
     }
   }
-  return max > min ? max - min : 0;
 }
 
 function scaleAxis(id: string, scale: Record<string, Json>): 'x' | 'y' {

@@ -22,9 +22,9 @@ const EXTREMES = [0, -0, 1, -1, 0.5, 1e-300, -1e-300, 1e-7, 999, 1000, 1001, 200
 /** Values within every cap, for capped keys (most of the time: the rest test the refusals). */
 const IN_CAP = [0, 0.5, 1, 3, 12, 40, 100];
 const CAPPED_KEYS = ['count', 'maxTicksLimit', 'stepSize', 'sampleSize', 'autoSkipPadding', 'padding', 'borderWidth', 'pointRadius', 'radius',
-  'hitRadius', 'borderDashOffset', 'lineWidth', 'barThickness', 'borderRadius', 'sides', 'shadowBlur', 'precision'];
+  'hitRadius', 'borderDashOffset', 'lineWidth', 'barThickness', 'borderRadius', 'sides', 'shadowBlur', 'precision', 'rotation', 'circumference', 'angle'];
 /** Keys without a cap take any number: the caps must make these harmless too. */
-const FREE_KEYS = ['tension', 'rotation', 'min', 'max', 'suggestedMin', 'suggestedMax', 'grace', 'startAngle', 'circumference', 'barPercentage'];
+const FREE_KEYS = ['tension', 'min', 'max', 'suggestedMin', 'suggestedMax', 'grace', 'barPercentage', 'categoryPercentage', 'spanGaps', 'lineHeight'];
 const TYPES = ['bar', 'line', 'radar', 'polarArea', 'scatter', 'bubble', 'doughnut'];
 
 function generate(seed: number): Record<string, unknown> {

@@ -55,6 +55,10 @@ describe('open endpoint cost caps (pure)', () => {
     ['501 labels', { type: 'bar', data: { labels: Array.from({ length: 501 }, (_, i) => i), datasets: [] } }, /data\.labels has 501 items/],
     ['501 category labels on a scale', bar({ scales: { x: { labels: Array.from({ length: 501 }, (_, i) => i) } } }), /scales\.x\.labels has 501 items/],
     ['101 datasets', { type: 'bar', data: { datasets: Array.from({ length: 101 }, () => ({})) } }, /101 datasets; at most 100/],
+    ['doughnut circumference 1e8 (one fill per full turn: 500 after 15 s)', { type: 'doughnut', data: { labels: ['a'], datasets: [{ data: [1], circumference: 1e8 }] } }, /circumference is 100000000; the open endpoint allows -360\.\.360/],
+    ['polarArea angle 1e8', { type: 'polarArea', data: { labels: ['a'], datasets: [{ data: [1], angle: 1e8 }] } }, /angle is 100000000/],
+    ['log scale over 600 decades', bar({ scales: { y: { type: 'logarithmic' } } }, { data: [1e-300, 1e300, 1] }), /logarithmic\) spans 600 decades; at most 100/],
+    ['horizontal log scale from min/max', { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { indexAxis: 'y', scales: { x: { type: 'logarithmic', min: 1e-200 } } } }, /scales\.x \(logarithmic\) spans 200 decades/],
     ['a time unit that is not one', timeX({ time: { unit: 'constructor' } }, []), /time\.unit must be one of/],
     ['code in a numeric field (the gate)', bar({}, { borderWidth: '() => 1' }), /looks like code \(arrow function\) at config\.data\.datasets\[0\]\.borderWidth/],
     ['any other text in a numeric field (the caps)', bar({}, { borderWidth: 'v + 1' }), /borderWidth must be a number/],
@@ -83,6 +87,8 @@ describe('open endpoint cost caps (pure)', () => {
     ['a time scale over a year of days', timeX({ time: { unit: 'day' } }, [{ x: '2024-01-01', y: 1 }, { x: '2024-12-31', y: 2 }])],
     ['a time scale with source data', timeX({ time: { unit: 'millisecond' }, ticks: { source: 'data' } }, [{ x: 0, y: 1 }, { x: 1e9, y: 2 }])],
     ['500 object-form points', { type: 'bar', data: { datasets: [{ data: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, 1])) }] } }],
+    ['a log scale over 12 decades', bar({ scales: { y: { type: 'logarithmic' } } }, { data: [1e-6, 1e6, 1] })],
+    ['log scale on y with numeric labels on x', { type: 'bar', data: { labels: [1e-300, 1e300], datasets: [{ data: [1, 10] }] }, options: { scales: { y: { type: 'logarithmic' } } } }],
     ['polygon with 100 sides', ann({ type: 'polygon', xValue: 1, yValue: 3, sides: 100, radius: 40 })],
   ];
   for (const [name, config] of admitted) {
