@@ -2,6 +2,7 @@
 // or a destroyed page: the worst cases of the bench (bench/open-worst.ts measures their time)
 // and configs generated within the caps with extreme numeric values. Outcomes only, no times.
 import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { isPng } from '../helpers/images.js';
 import { WORST_CASES } from '../helpers/openWorstCases.js';
@@ -88,6 +89,16 @@ describe('open endpoint: any config within the caps renders or is refused 400', 
     expect(await outcome({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { scales: { y: { ticks: { count: 1e8 } } } } })).to.equal('refused');
     const polygon = { type: 'polygon', xValue: 0, yValue: 1, sides: 1e8 };
     expect(await outcome({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { annotation: { annotations: { p: polygon } } } } })).to.equal('refused');
+  });
+
+  it('legit configs still render: every golden fixture through the open endpoint', async () => {
+    const dir = new URL('../../fixtures/golden/', import.meta.url);
+    const names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+    expect(names.length).to.be.above(10);
+    for (const f of names) {
+      const { chart } = JSON.parse(readFileSync(new URL(f, dir), 'utf8')) as { chart: unknown };
+      expect(await outcome(chart), f).to.equal('image');
+    }
   });
 
   it('40 generated configs with extreme numbers (seeded)', async () => {
