@@ -137,7 +137,9 @@ function startsExpression(prev: Token | undefined): boolean {
 // --- rules ------------------------------------------------------------------------------------
 
 /** Names whose call runs a string as code, or reaches what can. */
-const STRICT_CALLS = new Set(['eval', 'settimeout', 'setinterval', 'setimmediate', 'execscript', 'import', 'fromcharcode', 'atob', 'alert', 'require']);
+const STRICT_CALLS = new Set(['eval', 'settimeout', 'setinterval', 'setimmediate', 'execscript', 'import', 'fromcharcode', 'atob']);
+/** Tags that make a template a call even with a space before it (alert `1`, String.raw `x`). */
+const TAGS = new Set([...STRICT_CALLS, 'raw', 'function', 'alert', 'prompt', 'confirm']);
 /** In data (free text) only these are code whatever the argument ("Import(s) by region" is a label). */
 const DATA_CALLS = new Set(['eval', 'execscript']);
 /** Called with a string or template argument: code in data as well. */
@@ -215,7 +217,7 @@ function ruleAt(t: Token[], i: number, m: Int32Array, strict: boolean): CodeKind
     if (tok.sub) return 'template substitution';
     const prev = t[i - 1];
     if (prev && !tok.ws && (prev.kind === 'id' || prev.kind === 'tpl' || isP(prev, ')') || isP(prev, ']'))) return 'tagged template';
-    if (prev?.kind === 'id' && (STRICT_CALLS.has(prev.v) || prev.v === 'raw' || prev.v === 'function')) return 'tagged template';
+    if (prev?.kind === 'id' && TAGS.has(prev.v)) return 'tagged template';
     return null;
   }
   if (tok.kind === 'p') {
