@@ -338,8 +338,9 @@ function bodyDoesSomething(t: Token[], from: number, param: string): boolean {
     if (tok.kind !== 'p') continue;
     const before = t[j - 1];
     const valueBefore = j > from && (before?.kind === 'id' || before?.kind === 'str' || isP(before, ')') || isP(before, ']'));
-    if ((tok.v === '(' || tok.v === '[') && valueBefore) return true; // a call or a member
-    if ((tok.v === '.' || tok.v === '?.') && t[j + 1]?.kind === 'id' && valueBefore) return true;
+    // a call or a member written as code, with no space ("x => y (approx.)" and "profit. Costs" are prose)
+    if ((tok.v === '(' || tok.v === '[') && valueBefore && !tok.ws) return true;
+    if ((tok.v === '.' || tok.v === '?.') && t[j + 1]?.kind === 'id' && valueBefore && !tok.ws && !t[j + 1]!.ws) return true;
     // an assignment (a later `=>` is judged at its own place)
     if (tok.v !== '=>' && tok.v.endsWith('=') && !['==', '===', '!=', '!==', '<=', '>='].includes(tok.v)) return true;
   }
