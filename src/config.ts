@@ -30,6 +30,8 @@ export interface Config {
   readonly pageMaxRenders: number;
   /** Bytes of images kept in the in-memory cache tier. */
   readonly memoryCacheBytes: number;
+  /** OPEN_CACHE_MAX_MB: byte budget of the open endpoint's persistent cache, oldest evicted first. */
+  readonly openCacheMaxBytes: number;
   readonly buildHash: string;
 }
 
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxQueue: int(env, 'MAX_QUEUE', 64, 0, 100000),
     pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 2000, 1, 1000000),
     memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
+    openCacheMaxBytes: int(env, 'OPEN_CACHE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
     buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
   });
 }

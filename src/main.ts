@@ -78,6 +78,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const open = new OpenChartService(renderer, imageCache, store.openWindows, clock, {
       rendersPerHour: config.openRendersPerHour,
       publicBaseUrl: config.publicBaseUrl,
+      cacheMaxBytes: config.openCacheMaxBytes,
     });
     const shortCharts = new ShortChartService({
       charts, renderer, store, cache: imageCache, clock, publicBaseUrl: config.publicBaseUrl,

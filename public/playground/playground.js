@@ -234,9 +234,35 @@
     el.addEventListener('focus', function () { el.select(); });
   });
 
-  // ---- start: ?c= (and w, h, format, bkg) preload the page ------------------------------
+  // ---- start: ?c= (and w, h, format, bkg) or ?id= (a stored config) preload the page -----
   var params = new URLSearchParams(location.search);
   var c = params.get('c');
+  var id = params.get('id');
+  if (id && !c) {
+    // a large chart's edit link: the config was stored under the image's id
+    editor.value = '';
+    setStatus(renderStatus, 'busy', 'Loading the stored chart…');
+    fetch('/playground/config/' + encodeURIComponent(id), { credentials: 'omit' })
+      .then(function (res) {
+        if (!res.ok) throw new Error('This chart is no longer stored (HTTP ' + res.status + ').');
+        return res.json();
+      })
+      .then(function (state) {
+        editor.value = pretty(state.c);
+        if (state.w) inputs.w.value = String(state.w);
+        if (state.h) inputs.h.value = String(state.h);
+        if (state.format === 'svg') inputs.format.value = 'svg';
+        if (state.bkg) inputs.bkg.value = state.bkg;
+        updateGutter();
+        refresh();
+      })
+      .catch(function (err) {
+        editor.value = pretty(EXAMPLES.bar);
+        updateGutter();
+        setStatus(renderStatus, 'error', err.message);
+      });
+    return;
+  }
   if (c) {
     try {
       editor.value = pretty(JSON.parse(c));

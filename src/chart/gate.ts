@@ -28,6 +28,7 @@
 //   matched with every space removed (`JaVaScRiPt :`), as URL parsers drop tabs and newlines.
 //   A newline inside an identifier (`e\nval(`) is two words, so it is not a call.
 
+import { findCode, isWholeFunction } from './jsTokens.js';
 import { CHART_TYPES } from './request.js';
 
 const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
@@ -45,22 +46,10 @@ export function findGateViolation(config: unknown): string | null {
   }
 }
 
-// Function strings as the page would revive them: the whole (trimmed) string is a function.
-const FUNCTION_SHAPE = /^(?:async\s+)?function(?:\s*\*)?(?:\s*[A-Za-z_$][\w$]*)?\s*\([^)]*\)\s*\{/;
-const ARROW_SHAPE = /^(?:async\s*)?(\([^()]*\)|[A-Za-z_$][\w$]*)\s*=>\s*([\s\S]*)$/;
-// an identifier-param arrow counts when its body does something: "v => v + '%'" is a function,
-// "Revenue => profit" (a label) is not
-const ARROW_CODE_BODY = /[-(){}[\].+*/%?:!<>=&|'"`]/;
-
 /** True when a string looks like a JavaScript function expression (function ..., arrow function), used elsewhere to decide whether a config carries function strings. */
 export function looksLikeFunction(s: string): boolean {
   if (typeof s !== 'string') return false;
-  const t = s.trim();
-  if (FUNCTION_SHAPE.test(t)) return true;
-  const arrow = ARROW_SHAPE.exec(t);
-  if (!arrow) return false;
-  const [, params = '', body = ''] = arrow;
-  return params.startsWith('(') || body === params || ARROW_CODE_BODY.test(body);
+  return isWholeFunction(s);
 }
 
 // --- the walk ----------------------------------------------------------------------------
@@ -173,6 +162,10 @@ class Forms {
   #compact?: string;
   /** decoded, NFKC, invisible characters removed, lower case */
   constructor(private readonly plain: string) {}
+  /** what the JavaScript tokenizer reads (it skips whitespace and comments itself) */
+  get text(): string {
+    return this.plain;
+  }
   /** whitespace runs -> one space, block comments removed: what a JS tokenizer sees */
   get code(): string {
     return (this.#code ??= stripComments(NOT_ONE_SPACE.test(this.plain) ? this.plain.replace(/\s+/g, ' ') : this.plain));
@@ -253,18 +246,14 @@ function stripComments(s: string): string {
 
 type Rule = readonly [RegExp, 'code' | 'url' | 'compact', string];
 
+// JavaScript is recognised by a tokenizer and rules over its tokens (./jsTokens.ts). What is
+// left here are markup and URL checks: HTML, CSS url(), script and data: schemes, remote URLs.
 const SCRIPT_SCHEME = /(?:java|vb|live)script:/;
 const ACTIVE_DATA_URL = /data:(?:text\/(?:html|javascript|xml|ecmascript)|application\/|image\/svg)/;
-const FUNCTION_CALL = /\bfunction\b(?: ?\*)?(?: ?[a-z_$][\w$]*)? ?[(`]/;
 const EVENT_HANDLER = /\bon[a-z]{3,} ?=/;
 const HTML_TAG = /<\/?[a-z]/;
 
 const OPTION_RULES: readonly Rule[] = [
-  [/=>/, 'code', 'arrow function'],
-  [FUNCTION_CALL, 'code', 'function expression'],
-  [/\b(?:eval|settimeout|setinterval|setimmediate|execscript|import|fromcharcode|atob)\b ?[(`]/, 'code', 'code call'],
-  [/\b(?:constructor|__proto__|prototype) ?[.[]|[.[] ?['"`]? ?(?:constructor|__proto__|prototype)\b/, 'code', 'prototype access'],
-  [/\b(?:document|window|globalthis)\b ?[.[]/, 'code', 'DOM access'],
   [/<[a-z!/?]|< ?\/? ?script\b/, 'code', 'HTML markup'],
   [EVENT_HANDLER, 'code', 'HTML event handler'],
   [/\burl ?\(|@import\b/, 'code', 'CSS url()'],
@@ -278,35 +267,29 @@ const DATA_RULES: readonly Rule[] = [
   [/< ?\/? ?script\b|<\/?(?:iframe|frame|frameset|object|embed|applet|svg|img|image|video|audio|source|link|meta|style|base|form|input|body|html|math|details|marquee|template|xmp|noscript|portal)\b/, 'code', 'HTML markup'],
   [/^\s*(?:java|vb|live)script:[\s\S]*[(`=]/, 'url', 'script URL'],
   [/^\s*data:(?:text\/(?:html|javascript|xml|ecmascript)|application\/|image\/svg)/, 'url', 'active data: URL'],
-  [/\bfunction\b(?: ?\*)?(?: ?[a-z_$][\w$]*)? ?\([^)]*\) ?\{/, 'code', 'function expression'],
-  [/=> ?\{/, 'code', 'arrow function'],
-  [/\b(?:eval|new ?function) ?[(`]|\b(?:function|settimeout|setinterval|import) ?\( ?['"`]/, 'code', 'code call'],
-  [/\bconstructor ?\. ?constructor\b|\[ ?['"`]constructor['"`] ?\]/, 'code', 'prototype access'],
 ];
-
-// A whole-string arrow in a label is code only when its body does something (a call, member
-// access, assignment, block or template): "(ctx) => ctx.raw" is refused, "Revenue => profit",
-// "Sales => 5.2%" and "Input => Output | ratio" are labels.
-const DATA_ARROW = /^ ?(?:async ?)?(?:\([^()]*\)|[a-z_$][\w$]*) ?=>(.*)$/;
-const ARROW_DOES_SOMETHING = /[\w$)\]][(`]|[\w$)\]] ?\.[a-z_$]|[^=!<>]=[^=>]|[{`]/;
 
 function applyRules(f: Forms, rules: readonly Rule[]): string | null {
   for (const [re, form, what] of rules) if (re.test(f[form])) return `looks like code (${what})`;
   return null;
 }
 
+function codeViolation(f: Forms, strict: boolean): string | null {
+  const kind = findCode(f.text, strict);
+  return kind && `looks like code (${kind})`;
+}
+
 function optionViolation(raw: string): string | null {
   if (!SUSPECT.test(raw)) return null;
-  return applyRules(forms(raw), OPTION_RULES);
+  const f = forms(raw);
+  return applyRules(f, OPTION_RULES) ?? codeViolation(f, true);
 }
 
 function dataViolation(raw: string): string | null {
   if (!SUSPECT.test(raw)) return null;
   const f = forms(raw);
-  const found = applyRules(f, DATA_RULES);
+  const found = applyRules(f, DATA_RULES) ?? codeViolation(f, false);
   if (found) return found;
-  const arrow = DATA_ARROW.exec(f.code);
-  if (arrow && ARROW_DOES_SOMETHING.test(arrow[1]!)) return 'looks like code (arrow function)';
   if (HTML_TAG.test(f.code) && (EVENT_HANDLER.test(f.code) || SCRIPT_SCHEME.test(f.compact))) {
     return 'looks like code (HTML with script)';
   }

@@ -4,8 +4,10 @@
 //
 // Order of the checks (cheapest and most general first): request target length, c size,
 // query shape, then the config itself (JSON, security gate, Chart.js shape, point count).
+import { nestingDepth } from '../http/body.js';
 import { AppError, configTooLarge, invalidConfig, urlTooLong } from '../errors.js';
 import { findGateViolation } from './gate.js';
+import { findCapViolation } from './openCaps.js';
 import { checkColor, parseChartConfig, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
 
 export const OPEN_LIMITS = Object.freeze({
@@ -71,10 +73,9 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
   } catch (err) {
     throw asInvalidConfig(err);
   }
-  const points = countDataPoints(config);
-  if (points > OPEN_LIMITS.maxDataPoints) {
-    throw invalidConfig(`${points} data points; at most ${OPEN_LIMITS.maxDataPoints} on the open endpoint`);
-  }
+  // every option Chart.js or a plugin loops over, and every data form, within its cap
+  const overCap = findCapViolation(config);
+  if (overCap) throw invalidConfig(overCap);
   const width = side(q.w, 'w', OPEN_LIMITS.defaultWidth);
   const height = side(q.h, 'h', OPEN_LIMITS.defaultHeight);
   const format = q.format === undefined || q.format === '' ? 'png' : q.format;
@@ -91,7 +92,12 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
   };
 }
 
+/** Nesting the gate allows (it counts the config object as level 1). */
+const MAX_JSON_DEPTH = 32;
+
 function parseConfigParam(c: string): ChartConfig {
+  // measured on the text, before JSON.parse builds (and anything recurses over) a deep value
+  if (nestingDepth(c) > MAX_JSON_DEPTH) throw invalidConfig(`c nests deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(c);
@@ -133,17 +139,6 @@ function shortcutConfig(type: string | undefined, data: string | undefined, labe
   };
 }
 
-function countDataPoints(config: ChartConfig): number {
-  const datasets = (config.data as { datasets?: unknown } | undefined)?.datasets;
-  if (!Array.isArray(datasets)) return 0;
-  let n = 0;
-  for (const ds of datasets) {
-    const d = (ds as { data?: unknown } | null)?.data;
-    if (Array.isArray(d)) n += d.length;
-  }
-  return n;
-}
-
 function side(v: number | string | undefined, name: 'w' | 'h', def: number): number {
   if (v === undefined || v === '') return def;
   const n = typeof v === 'number' ? v : /^\d{1,6}$/.test(v.trim()) ? Number(v.trim()) : NaN;
@@ -157,18 +152,47 @@ export function asInvalidConfig(err: unknown): unknown {
   return err;
 }
 
+/** Longest playground link put in X-Edit-Url and Link (each); longer ones become ?id= links. */
+export const MAX_EDIT_URL_BYTES = 1024;
+
+/** What the playground needs to reopen an image: the config and the non-default w, h, format, bkg. */
+export interface EditState {
+  c: ChartConfig;
+  w?: number;
+  h?: number;
+  format?: string;
+  bkg?: string;
+}
+
+export function editState(req: OpenRequest): EditState {
+  const r = req.render;
+  const state: EditState = { c: req.config };
+  if (r.width !== OPEN_LIMITS.defaultWidth) state.w = r.width;
+  if (r.height !== OPEN_LIMITS.defaultHeight) state.h = r.height;
+  if (r.format !== 'png') state.format = r.format;
+  if (r.backgroundColor !== OPEN_LIMITS.defaultBackground) state.bkg = r.backgroundColor ?? '';
+  return state;
+}
+
+/** A stored edit state's id: the open image's request digest (base64url SHA-256). */
+export const EDIT_ID = /^[A-Za-z0-9_-]{43}$/;
+
 /**
  * The playground link for an image: {base}/playground?c=<config>, plus w, h, format and bkg
  * when they differ from the defaults, so the page opens on the same image. `:`, `,` and `/`
- * are left unescaped (legal in a query) to keep the header short.
+ * are left unescaped (legal in a query) to keep the header short. A link longer than
+ * MAX_EDIT_URL_BYTES would repeat a large config in two headers (past nginx's default 4 KB
+ * header buffer): then it is {base}/playground?id=<digest> and `stored` is true, and the
+ * caller stores the edit state under that id.
  */
-export function playgroundUrl(baseUrl: string, req: OpenRequest): string {
+export function playgroundUrl(baseUrl: string, req: OpenRequest, digest: string): { url: string; stored: boolean } {
   const enc = (s: string) => encodeURIComponent(s).replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%2F/gi, '/');
-  const r = req.render;
-  let url = `${baseUrl}/playground?c=${enc(JSON.stringify(req.config))}`;
-  if (r.width !== OPEN_LIMITS.defaultWidth) url += `&w=${r.width}`;
-  if (r.height !== OPEN_LIMITS.defaultHeight) url += `&h=${r.height}`;
-  if (r.format !== 'png') url += `&format=${r.format}`;
-  if (r.backgroundColor !== OPEN_LIMITS.defaultBackground) url += `&bkg=${enc(r.backgroundColor ?? '')}`;
-  return url;
+  const state = editState(req);
+  let url = `${baseUrl}/playground?c=${enc(JSON.stringify(state.c))}`;
+  if (state.w !== undefined) url += `&w=${state.w}`;
+  if (state.h !== undefined) url += `&h=${state.h}`;
+  if (state.format !== undefined) url += `&format=${state.format}`;
+  if (state.bkg !== undefined) url += `&bkg=${enc(state.bkg)}`;
+  if (Buffer.byteLength(url) <= MAX_EDIT_URL_BYTES) return { url, stored: false };
+  return { url: `${baseUrl}/playground?id=${digest}`, stored: true };
 }

@@ -94,6 +94,17 @@ export class ImageCache {
     return image;
   }
 
+  /**
+   * put() for the open endpoint's keys ("open:"), then evicts the oldest open rows until they
+   * fit the byte budget (OPEN_CACHE_MAX_MB). Other keys (short charts) are never evicted.
+   */
+  async putOpen(key: string, body: Buffer, contentType: string, ttlMs: number | null, maxBytes: number): Promise<StoredImage> {
+    if (!key.startsWith('open:')) throw new Error('putOpen takes open: keys only');
+    const image = await this.put(key, body, contentType, ttlMs);
+    await this.persistent.trimOpenCache(maxBytes);
+    return image;
+  }
+
   /** The row put() would store: for a caller that writes it in its own transaction, then remember()s it. */
   prepare(body: Buffer, contentType: string, ttlMs: number | null): StoredImage {
     const now = this.clock.now();

@@ -16,7 +16,7 @@
 //   when TRUST_PROXY). IPv4-mapped IPv6 is IPv4; other IPv6 addresses count per /64, the
 //   block one subscriber usually holds, so rotating through it gains nothing.
 import { isIP } from 'node:net';
-import { playgroundUrl, parseOpenQuery, type OpenChartQuery } from '../chart/open.js';
+import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type OpenChartQuery, type OpenRequest } from '../chart/open.js';
 import { requestDigest, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';
 import type { OpenRenderWindows, StoredImage } from '../store/types.js';
@@ -41,10 +41,13 @@ export interface OpenServiceOptions {
   publicBaseUrl: string;
   /** How long an open image stays in the cache; default 30 days. */
   cacheTtlMs?: number;
+  /** Byte budget of the open images in the persistent cache (OPEN_CACHE_MAX_MB); oldest evicted first. */
+  cacheMaxBytes?: number;
 }
 
 export const OPEN_WINDOW_MS = 3_600_000;
 export const OPEN_CACHE_TTL_MS = 30 * 86_400_000;
+export const OPEN_CACHE_MAX_BYTES = 1024 * 1024 * 1024;
 const PURGE_EVERY_MS = 10 * 60_000;
 
 export class OpenChartService {
@@ -64,13 +67,15 @@ export class OpenChartService {
     const req = parseOpenQuery(query);
     const digest = requestDigest(req.render);
     const key = `open:${digest}`;
-    const editUrl = playgroundUrl(this.opts.publicBaseUrl, req);
+    const edit = playgroundUrl(this.opts.publicBaseUrl, req, digest);
+    const editUrl = edit.url;
     const hit = await this.cache.get(key);
     if (hit) {
       const { body, contentType, etag } = hit.image;
       return { body, contentType, etag, tier: hit.tier === 'memory' ? 'edge' : 'r2', editUrl };
     }
     let inFlight = this.pending.get(key);
+    const joined = inFlight !== undefined;
     if (!inFlight) {
       const client = clientKey(clientIp);
       await this.admit(client);
@@ -78,7 +83,29 @@ export class OpenChartService {
       inFlight = this.pending.get(key) ?? this.start(key, req.render, renderOwner.address(client), digest);
     }
     const image = await inFlight;
+    // the ?id= link must open: stored with the image (same TTL, same budget), once per render
+    if (edit.stored && !joined) {
+      // the image is good either way: a failed write costs only the link (it then opens an example)
+      await this.storeEditState(digest, req).catch(() => undefined);
+    }
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
+  }
+
+  /** The edit state behind a {base}/playground?id= link, or null (unknown, expired or evicted). */
+  async editState(id: string): Promise<EditState | null> {
+    if (!EDIT_ID.test(id)) return null;
+    const hit = await this.cache.get(editKey(id));
+    if (!hit) return null;
+    try {
+      return JSON.parse(hit.image.body.toString('utf8')) as EditState;
+    } catch {
+      return null;
+    }
+  }
+
+  private async storeEditState(digest: string, req: OpenRequest): Promise<void> {
+    const body = Buffer.from(JSON.stringify(editState(req)), 'utf8');
+    await this.cache.putOpen(editKey(digest), body, 'application/json', this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
   }
 
   private async admit(client: string): Promise<void> {
@@ -97,7 +124,7 @@ export class OpenChartService {
     const p = (async () => {
       try {
         const img = await this.renderer.render(req, owner, digest);
-        return await this.cache.put(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS);
+        return await this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
       } catch (err) {
         throw openRenderError(err);
       } finally {
@@ -108,6 +135,9 @@ export class OpenChartService {
     return p;
   }
 }
+
+/** Edit states share the open cache (its "open:" budget and TTL); a digest never contains ':'. */
+const editKey = (id: string) => `open:edit:${id}`;
 
 /** The open endpoint's own codes: Chart.js refusing the config is invalid_config; any other
  *  client error passes; an unexpected failure is render_failed (the cause stays for the log). */

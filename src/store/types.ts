@@ -68,6 +68,10 @@ export interface ImageStore {
    * last good image, served stale while it is re-rendered); returns how many.
    */
   purgeExpired(now: number): Promise<number>;
+  /** Bytes of image bodies under keys "open:" (a running total, not a scan). */
+  openCacheBytes(): Promise<number>;
+  /** Evicts "open:" images, oldest first, until their bodies total at most maxBytes; returns how many. */
+  trimOpenCache(maxBytes: number): Promise<number>;
 }
 
 /** A short chart (POST /v1/chart/create): the normalised request, so it can be re-rendered. */

@@ -68,6 +68,47 @@ describe('GET /v1/open/chart', function () {
       expect(pixel(png, 0, 0)).to.deep.equal([255, 255, 255, 255]);
     });
 
+    it('a deeply nested c (3,000 levels, as a JSON string) is 400 invalid_config, never 500', async () => {
+      const c = `{"type":"bar","data":{"labels":${'['.repeat(3000)}${']'.repeat(3000)}}}`;
+      const res = await get(`/v1/open/chart?c=${c}`);
+      const err = await errorOf(res);
+      expect(err.status).to.equal(400);
+      expect(err.error).to.equal('invalid_config');
+      expect(err.detail).to.match(/nests deeper than 32 levels/);
+    });
+
+    it('a 6 KB config keeps every response header under 4 KB: X-Edit-Url and Link become ?id= links that open', async () => {
+      const labels = Array.from({ length: 60 }, (_, i) => `Region number ${i} (EUR)`);
+      const big = { type: 'bar', data: { labels, datasets: [{ label: 'Sales', data: labels.map((_, i) => i % 17) }] }, options: { plugins: { title: { display: true, text: 'x'.repeat(3500) } } } };
+      const c = JSON.stringify(big);
+      expect(Buffer.byteLength(c)).to.be.within(5000, 6144);
+      for (const format of ['png', 'svg']) {
+        const res = await get(openPath({ c, format, bkg: '#eeeeee' }));
+        expect(res.status).to.equal(200);
+        let headerBytes = 0;
+        res.headers.forEach((v, k) => (headerBytes += k.length + v.length + 4));
+        expect(headerBytes, 'all response headers').to.be.below(4096);
+        const edit = res.headers.get('x-edit-url')!;
+        expect(edit).to.match(new RegExp(`^${BASE}/playground\\?id=[A-Za-z0-9_-]{43}$`));
+        expect(res.headers.get('link')).to.equal(`<${edit}>; rel="edit"`);
+        // the playground page is served for ?id=, and the stored state reopens this image
+        const id = new URL(edit).searchParams.get('id')!;
+        const page = await get(`/playground?id=${id}`);
+        expect(page.status).to.equal(200);
+        expect(page.headers.get('content-type')).to.match(/text\/html/);
+        const state = await get(`/playground/config/${id}`);
+        expect(state.status).to.equal(200);
+        expect(await state.json()).to.deep.equal({ c: big, ...(format === 'svg' ? { format } : {}), bkg: '#eeeeee' });
+        // a cache hit carries the same short link
+        const again = await get(openPath({ c, format, bkg: '#eeeeee' }));
+        expect(again.headers.get('x-edit-url')).to.equal(edit);
+      }
+      const missing = await get(`/playground/config/${'A'.repeat(43)}`);
+      expect(missing.status).to.equal(404);
+      expect((await missing.json()).error).to.equal('not_found');
+      expect((await get('/playground/config/..%2F..%2Fetc')).status).to.equal(404);
+    });
+
     it('X-Edit-Url and Link rel=edit open the same chart in the playground', async () => {
       const res = await get(openPath({ c: JSON.stringify(CHART), w: 320, h: 200 }));
       expect(res.status).to.equal(200);

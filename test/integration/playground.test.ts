@@ -170,4 +170,24 @@ describe('playground in a browser', function () {
     // the 400 of the previous test is logged by Chromium as a failed resource: nothing else
     expect(problems.filter((p) => !/status of 400/.test(p))).to.deep.equal([]);
   });
+
+  // after the test that checks the console: a 404 for an unknown id logs a resource error
+  it('opens a large chart by the stored id of its short X-Edit-Url', async () => {
+    const big = { ...CONFIG, options: { plugins: { title: { display: true, text: 'Long title '.repeat(300) } } } };
+    const res = await fetch(`${s.url}/v1/open/chart?c=${encodeURIComponent(JSON.stringify(big))}&w=380`);
+    expect(res.status).to.equal(200);
+    const edit = new URL(res.headers.get('x-edit-url')!);
+    expect(edit.searchParams.get('id')).to.match(/^[A-Za-z0-9_-]{43}$/);
+    await page.goto(`${s.url}/playground${edit.search}`, { waitUntil: 'load' });
+    const shown = await renderedAfter(0);
+    expect(shown.w).to.equal(380);
+    expect(JSON.parse(await fieldValue('#config'))).to.deep.equal(big);
+    expect(await textOf('#render-status')).to.match(/^Rendered: image\/png/);
+  });
+
+  it('an unknown id says so and leaves an example to edit', async () => {
+    await page.goto(`${s.url}/playground?id=${'x'.repeat(43)}`, { waitUntil: 'load' });
+    await page.waitForFunction(() => /no longer stored/.test(document.getElementById('render-status')?.textContent ?? ''), { timeout: 15000 });
+    expect(JSON.parse(await fieldValue('#config'))).to.have.property('type');
+  });
 });

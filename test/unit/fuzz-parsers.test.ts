@@ -8,6 +8,7 @@ import { AppError } from '../../src/errors.js';
 import { checkColor, checkDimensions, checkFormat, parseChartConfig, requestDigest } from '../../src/chart/request.js';
 import { parseOpenQuery, type OpenChartQuery } from '../../src/chart/open.js';
 import { findGateViolation, looksLikeFunction } from '../../src/chart/gate.js';
+import { findCode, tokenize } from '../../src/chart/jsTokens.js';
 import { AUTOMATION_BUILDERS, parseLabels, parseSeries, parseValues, splitList } from '../../src/chart/automation.js';
 import { PLANS } from '../../src/chart/plans.js';
 import { nestingDepth } from '../../src/http/body.js';
@@ -177,6 +178,33 @@ describe('pure parsers under fast-check (never throw anything but a 4xx AppError
       fc.property(fc.jsonValue({ maxDepth: 8 }), (v) => {
         const text = JSON.stringify(v);
         expect(nestingDepth(text)).to.equal(depthOf(JSON.parse(text)));
+      }),
+      params,
+    );
+  });
+
+  it('the gate tokenizer: any JavaScript-ish text tokenizes and is judged without throwing', () => {
+    const piece = fc.constantFrom('(', ')', '{', '}', '[', ']', '=>', '`', '${', '"', "'", '/', '/*', '*/', '//', '\\', '\n', ' ', '.', '?.', ',', '=',
+      'eval', 'function', 'class', 'async', 'x', '1', '1e5', 'self', 'window', 'constructor', 'new', 'get', '*', '$5', 'é');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 80 }), fc.boolean(), (parts, strict) => {
+        const text = parts.join('');
+        const kind = findCode(text, strict);
+        expect(kind === null || typeof kind === 'string').to.equal(true);
+        const tokens = tokenize(text);
+        expect(tokens.length).to.be.at.most(text.length);
+      }),
+      params,
+    );
+  });
+
+  it('parseOpenQuery: any number in any capped option is rendered-or-refused, never a non-AppError', () => {
+    const key = fc.constantFrom('count', 'maxTicksLimit', 'stepSize', 'sides', 'size', 'radius', 'borderWidth', 'padding', 'borderDash', 'labels', 'unit', 'min', 'max');
+    const value = fc.oneof(fc.double(), fc.integer(), fc.string({ maxLength: 8 }), fc.array(fc.double(), { maxLength: 20 }), fc.constant(null), fc.dictionary(fc.string({ maxLength: 3 }), fc.double(), { maxKeys: 12 }));
+    fc.assert(
+      fc.property(key, value, fc.constantFrom('time', 'linear', 'logarithmic', 'timeseries'), (k, v, type) => {
+        const config = { type: 'line', data: { labels: ['a', 'b'], datasets: [{ data: [1, 2], [k]: v }] }, options: { scales: { x: { type, [k]: v, ticks: { [k]: v }, time: { [k]: v } } } } };
+        clientErrorsOnly(() => parseOpenQuery({ c: JSON.stringify(config) }));
       }),
       params,
     );

@@ -1,7 +1,7 @@
 // The open endpoint's pure pieces: query normalisation with its error codes, the playground
 // link, and the client identity the per-IP window is kept for.
 import { expect } from 'chai';
-import { checkRequestTarget, OPEN_LIMITS, parseOpenQuery, playgroundUrl, type OpenChartQuery } from '../../src/chart/open.js';
+import { checkRequestTarget, editState, MAX_EDIT_URL_BYTES, OPEN_LIMITS, parseOpenQuery, playgroundUrl, type OpenChartQuery } from '../../src/chart/open.js';
 import { requestDigest, SERVICE_NAME } from '../../src/chart/request.js';
 import { AppError } from '../../src/errors.js';
 import { clientKey } from '../../src/services/open.js';
@@ -116,14 +116,30 @@ describe('open endpoint request (pure)', () => {
 
   describe('playground link', () => {
     it('carries the config, and w/h/format/bkg only when not the defaults', () => {
-      const plain = playgroundUrl('https://charts.example', parseOpenQuery({ c: JSON.stringify(BAR) }));
+      const D = 'a'.repeat(43);
+      const link = playgroundUrl('https://charts.example', parseOpenQuery({ c: JSON.stringify(BAR) }), D);
+      expect(link.stored).to.equal(false);
+      const plain = link.url;
       expect(plain.startsWith('https://charts.example/playground?c=')).to.equal(true);
       const u = new URL(plain);
       expect(JSON.parse(u.searchParams.get('c')!)).to.deep.equal(BAR);
       expect([...u.searchParams.keys()]).to.deep.equal(['c']);
-      const full = new URL(playgroundUrl('https://x', parseOpenQuery({ c: JSON.stringify(BAR), w: 40, h: 30, format: 'svg', bkg: '#ff000080' })));
+      const full = new URL(playgroundUrl('https://x', parseOpenQuery({ c: JSON.stringify(BAR), w: 40, h: 30, format: 'svg', bkg: '#ff000080' }), D).url);
       expect(Object.fromEntries(full.searchParams)).to.deep.include({ w: '40', h: '30', format: 'svg', bkg: '#ff000080' });
       expect(plain).to.match(/^[\x21-\x7e]+$/); // a valid header value: printable ASCII only
+    });
+
+    it('a link past 1 KB becomes ?id=<digest> (stored by the service), whatever the config size', () => {
+      const D = 'Ab0_-'.repeat(8) + 'xyz';
+      const big = { ...BAR, options: { plugins: { title: { display: true, text: 'T'.repeat(3000) } } } };
+      const req = parseOpenQuery({ c: JSON.stringify(big), w: 640 });
+      const link = playgroundUrl('https://charts.example', req, D);
+      expect(link).to.deep.equal({ url: `https://charts.example/playground?id=${D}`, stored: true });
+      expect(editState(req)).to.deep.equal({ c: big, w: 640 });
+      // just under the bound stays inline
+      const small = playgroundUrl('https://charts.example', parseOpenQuery({ c: JSON.stringify({ ...BAR, options: { plugins: { title: { text: 'T'.repeat(600) } } } }) }), D);
+      expect(small.stored).to.equal(false);
+      expect(small.url.length).to.be.at.most(MAX_EDIT_URL_BYTES);
     });
   });
 

@@ -11,7 +11,7 @@ export const openChartQuerySchema = {
       type: 'string',
       maxLength: 6144,
       description:
-        'URL-encoded JSON Chart.js config, at most 6144 bytes decoded (else config_too_large). Function strings, script-like strings, a top-level plugins array and remote URLs outside data are refused (invalid_config). At most 500 data points.',
+        'URL-encoded JSON Chart.js config, at most 6144 bytes decoded (else config_too_large). Function strings, script-like strings, a top-level plugins array and remote URLs outside data are refused (invalid_config). At most 500 data points (every data form) and 500 labels, 100 datasets; options that make Chart.js or its plugins work per unit (tick counts, time ranges, polygon sides, radii, widths, dash patterns, font sizes...) are capped, and a config past a cap is refused with invalid_config naming the option and the cap.',
     },
     type: { type: 'string', enum: ['bar', 'line', 'pie', 'doughnut'], description: 'Shortcut form: the chart type, used with data.' },
     data: { type: 'string', description: 'Shortcut form: comma-separated numbers, at most 500.' },
@@ -33,6 +33,9 @@ export const openChartResponseHeaders = {
   'Cache-Control': { description: 'public, max-age=86400, s-maxage=31536000, immutable', schema: { type: 'string' } },
   ETag: { description: 'Strong validator of the image bytes; send it back in If-None-Match for a 304.', schema: { type: 'string' } },
   'X-Cache-Tier': { description: 'edge (memory), r2 (persistent cache) or miss (rendered now).', schema: { type: 'string', enum: ['edge', 'r2', 'miss'] } },
-  'X-Edit-Url': { description: 'The playground page opened on this chart.', schema: { type: 'string', format: 'uri' } },
+  'X-Edit-Url': {
+    description: 'The playground page opened on this chart: {base}/playground?c=<config>, or {base}/playground?id=<id> (the config stored with the image) when that link would pass 1 KB.',
+    schema: { type: 'string', format: 'uri' },
+  },
   Link: { description: '<X-Edit-Url>; rel="edit"', schema: { type: 'string' } },
 } as const;

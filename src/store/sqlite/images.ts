@@ -5,11 +5,15 @@ interface Row { content_type: string; etag: string; body: Buffer; created_at: nu
 
 /** Writes one image row, synchronously (also inside another store's transaction). */
 export function imageWriter(db: DB): (key: string, i: StoredImage) => void {
+  // an upsert, not INSERT OR REPLACE: the open cache's byte total is kept by triggers, and
+  // REPLACE's implicit delete fires none (migration 6)
   const put = db.prepare(
-    'INSERT OR REPLACE INTO images (key, content_type, etag, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    `INSERT INTO images (key, content_type, etag, body, created_at, expires_at, size) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET content_type = excluded.content_type, etag = excluded.etag, body = excluded.body,
+       created_at = excluded.created_at, expires_at = excluded.expires_at, size = excluded.size`,
   );
   return (key, i) => {
-    put.run(key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt);
+    put.run(key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt, i.body.length);
   };
 }
 
@@ -22,6 +26,24 @@ export function sqliteImages(db: DB): ImageStore {
   const purge = db.prepare(`
     DELETE FROM images WHERE expires_at IS NOT NULL AND expires_at < @now
       AND (substr(key, 1, 6) <> 'chart:' OR NOT EXISTS (SELECT 1 FROM charts WHERE id = substr(images.key, 7)))`);
+  const openBytes = db.prepare<[], { bytes: number }>('SELECT bytes FROM open_cache_bytes WHERE id = 1');
+  const oldestOpen = db.prepare<[], { key: string }>(
+    "SELECT key FROM images WHERE key >= 'open:' AND key < 'open;' ORDER BY created_at, rowid LIMIT 32",
+  );
+  // oldest first until the open rows fit; a batch at a time, in one transaction
+  const trimOpen = db.transaction((maxBytes: number): number => {
+    let evicted = 0;
+    while ((openBytes.get()?.bytes ?? 0) > maxBytes) {
+      const batch = oldestOpen.all();
+      if (batch.length === 0) break;
+      for (const { key } of batch) {
+        del.run(key);
+        evicted++;
+        if ((openBytes.get()?.bytes ?? 0) <= maxBytes) break;
+      }
+    }
+    return evicted;
+  });
   return {
     async get(key): Promise<StoredImage | null> {
       const r = get.get(key);
@@ -35,6 +57,12 @@ export function sqliteImages(db: DB): ImageStore {
     },
     async purgeExpired(now) {
       return purge.run({ now }).changes;
+    },
+    async openCacheBytes() {
+      return openBytes.get()?.bytes ?? 0;
+    },
+    async trimOpenCache(maxBytes) {
+      return trimOpen(maxBytes);
     },
   };
 }

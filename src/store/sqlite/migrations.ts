@@ -195,4 +195,21 @@ export const MIGRATIONS: readonly string[] = [
     budget_at INTEGER NOT NULL -- ms since epoch: when budget_ms was computed
   ) WITHOUT ROWID;
   `,
+  // 7: the open endpoint's persistent cache gets a byte budget (OPEN_CACHE_MAX_MB): each image
+  // row records its size, and triggers keep a running total of the open rows (keys "open:"), so
+  // a put reads one number instead of summing the table. Upserts (not REPLACE, whose implicit
+  // delete fires no trigger) keep the total exact; the partial index finds the oldest open rows.
+  `
+  ALTER TABLE images ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+  UPDATE images SET size = length(body);
+  CREATE INDEX images_open_age ON images(created_at) WHERE key >= 'open:' AND key < 'open;';
+  CREATE TABLE open_cache_bytes (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
+  INSERT INTO open_cache_bytes (id, bytes) SELECT 1, COALESCE(SUM(size), 0) FROM images WHERE key >= 'open:' AND key < 'open;';
+  CREATE TRIGGER images_open_insert AFTER INSERT ON images WHEN new.key >= 'open:' AND new.key < 'open;'
+  BEGIN UPDATE open_cache_bytes SET bytes = bytes + new.size WHERE id = 1; END;
+  CREATE TRIGGER images_open_update AFTER UPDATE OF size ON images WHEN new.key >= 'open:' AND new.key < 'open;'
+  BEGIN UPDATE open_cache_bytes SET bytes = bytes + new.size - old.size WHERE id = 1; END;
+  CREATE TRIGGER images_open_delete AFTER DELETE ON images WHEN old.key >= 'open:' AND old.key < 'open;'
+  BEGIN UPDATE open_cache_bytes SET bytes = bytes - old.size WHERE id = 1; END;
+  `,
 ];

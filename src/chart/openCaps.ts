@@ -1,0 +1,339 @@
+// Cost caps of the open endpoint: pure, no I/O. Chart.js 4.6, chartjs-plugin-annotation 3.1
+// and chartjs-plugin-datalabels 2.2 loop or allocate per unit of some numeric options (a tick
+// per ticks.count, a vertex per polygon side, a tick per time unit between min and max, a
+// label per datalabels label and point...). An anonymous request must stay cheap whatever it
+// sends, so every such option is capped here and a config past a cap is refused (400
+// invalid_config naming the option and the cap) rather than silently clamped: the playground
+// user learns why.
+//
+// Options are matched by key name wherever they appear outside the data values (options,
+// dataset options, scale, element and plugin options), since Chart.js resolves the same
+// key at many levels. A capped key holding a number, a numeric string (Chart.js coerces them),
+// an array (indexable options) or an object of them (padding, borderRadius, borderWidth of a
+// bar) is checked value by value; a capped key holding any other string is refused, so code
+// cannot hide in a numeric field. What each cap costs at its bound is measured by
+// bench/open-worst.ts.
+import { parse as parseWithFormat, parseISO, isValid } from 'date-fns';
+
+/** Most ticks a scale may generate (ticks.count, maxTicksLimit, a time range over its unit). */
+export const MAX_TICKS = 1000;
+/** Largest pixel length (radii, widths, paddings, offsets, blurs, thicknesses): the maximum side is 2000. */
+export const MAX_PIXELS = 2000;
+export const MAX_FONT_SIZE = 500;
+export const MAX_POLYGON_SIDES = 100;
+export const MAX_DASH_ENTRIES = 16;
+/** A dash pattern shorter than this in total makes thousands of segments per line. */
+export const MIN_DASH_PERIOD = 2;
+export const MAX_DATALABELS_LABELS = 10;
+export const MAX_DATASETS = 100;
+/** Decades a logarithmic scale may span: Chart.js makes up to 9 ticks per decade. */
+export const MAX_LOG_DECADES = 100;
+/** Data values over all datasets, whatever their form, and items of each label list. */
+export const MAX_DATA_POINTS = 500;
+
+interface NumberCap {
+  min: number;
+  max: number;
+  integer?: boolean;
+}
+
+const pixels: NumberCap = { min: -MAX_PIXELS, max: MAX_PIXELS };
+const positivePixels: NumberCap = { min: 0, max: MAX_PIXELS };
+
+/** key name -> its bounds. */
+const NUMBER_CAPS: ReadonlyMap<string, NumberCap> = new Map<string, NumberCap>([
+  // ticks: Chart.js honours count without a limit (one tick per unit)
+  ['count', { min: 0, max: MAX_TICKS }],
+  ['maxTicksLimit', { min: 0, max: MAX_TICKS }],
+  ['sampleSize', { min: 0, max: MAX_TICKS }],
+  ['autoSkipPadding', positivePixels],
+  ['precision', { min: 0, max: 20 }],
+  // annotation polygons: one vertex per side
+  ['sides', { min: 1, max: MAX_POLYGON_SIDES, integer: true }],
+  // fonts (Chart.js parses '12px' as 12)
+  ['size', { min: 0, max: MAX_FONT_SIZE }],
+  // radii
+  ...['radius', 'pointRadius', 'hoverRadius', 'pointHoverRadius', 'hitRadius', 'pointHitRadius', 'borderRadius', 'hoverBorderRadius', 'cutout']
+    .map((k): [string, NumberCap] => [k, positivePixels]),
+  // widths and thicknesses
+  ...['borderWidth', 'hoverBorderWidth', 'pointBorderWidth', 'pointHoverBorderWidth', 'lineWidth', 'tickWidth', 'textStrokeWidth',
+    'boxWidth', 'boxHeight', 'boxPadding', 'barThickness', 'maxBarThickness', 'minBarLength', 'tickLength', 'width', 'height',
+    'maxWidth', 'maxHeight', 'caretSize', 'caretPadding', 'length']
+    .map((k): [string, NumberCap] => [k, positivePixels]),
+  // offsets, paddings and blurs
+  ...['padding', 'offset', 'hoverOffset', 'spacing', 'borderDashOffset', 'dashOffset', 'shadowBlur', 'textShadowBlur',
+    'shadowOffsetX', 'shadowOffsetY', 'xAdjust', 'yAdjust', 'labelOffset', 'weight']
+    .map((k): [string, NumberCap] => [k, pixels]),
+  // angles in degrees: an arc past 360 degrees is drawn once per full turn (ArcElement.fullCircles)
+  ...['circumference', 'angle', 'rotation', 'startAngle', 'minRotation', 'maxRotation']
+    .map((k): [string, NumberCap] => [k, { min: -360, max: 360 }]),
+  // decimation
+  ['samples', { min: 0, max: 100_000 }],
+  ['threshold', { min: 0, max: 100_000 }],
+]);
+
+/** Keys whose value is a dash pattern. */
+const DASH_KEYS: ReadonlySet<string> = new Set(['borderDash', 'dash', 'tickBorderDash', 'hoverBorderDash', 'pointBorderDash']);
+
+/** Keys that are numbers under one parent and something else under another (scales.x.offset: true). */
+const NUMBER_OR_OTHER: ReadonlySet<string> = new Set(['offset', 'padding', 'width', 'height', 'length', 'size', 'radius', 'cutout', 'count', 'spacing', 'weight']);
+
+type Json = unknown;
+
+/** Returns null when the config is within every cap, else the reason (naming option and cap). */
+export function findCapViolation(config: Record<string, Json>): string | null {
+  return checkData(config.data) ?? walkOptions(config.options, 'options', 0) ?? checkDatasets(config.data) ?? checkTimeScales(config) ?? checkLogScales(config);
+}
+
+// --- data -----------------------------------------------------------------------------------
+
+/** Items of one dataset's data, whatever its form: an array, or an object (key -> value). */
+function dataSize(d: Json): number {
+  if (Array.isArray(d)) return d.length;
+  if (isObject(d)) return Object.keys(d).length;
+  return 0;
+}
+
+function checkData(data: Json): string | null {
+  if (!isObject(data)) return null;
+  for (const key of ['labels', 'xLabels', 'yLabels']) {
+    const n = dataSize(data[key]);
+    if (n > MAX_DATA_POINTS) return `data.${key} has ${n} items; at most ${MAX_DATA_POINTS} on the open endpoint`;
+  }
+  const datasets = data.datasets;
+  if (datasets === undefined) return null;
+  const list = Array.isArray(datasets) ? datasets : isObject(datasets) ? Object.values(datasets) : [];
+  if (list.length > MAX_DATASETS) return `${list.length} datasets; at most ${MAX_DATASETS} on the open endpoint`;
+  let points = 0;
+  for (const ds of list) if (isObject(ds)) points += dataSize(ds.data);
+  if (points > MAX_DATA_POINTS) return `${points} data points; at most ${MAX_DATA_POINTS} on the open endpoint`;
+  return null;
+}
+
+/** Dataset-level options (borderWidth, pointRadius, datalabels...), not their data values. */
+function checkDatasets(data: Json): string | null {
+  if (!isObject(data)) return null;
+  const list = Array.isArray(data.datasets) ? data.datasets : isObject(data.datasets) ? Object.values(data.datasets) : [];
+  for (let i = 0; i < list.length; i++) {
+    const ds: Json = list[i];
+    if (!isObject(ds)) continue;
+    for (const [k, v] of Object.entries(ds)) {
+      if (k === 'data') continue;
+      const found = checkKey(k, v, `data.datasets[${i}]`, 1);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+// --- options ----------------------------------------------------------------------------------
+
+function walkOptions(value: Json, path: string, depth: number): string | null {
+  // the gate bounded depth and size already; this bound only keeps the walk obviously finite
+  if (depth > 40) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = walkOptions(value[i], `${path}[${i}]`, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (!isObject(value)) return null;
+  for (const [k, v] of Object.entries(value)) {
+    const found = checkKey(k, v, path, depth);
+    if (found) return found;
+  }
+  return null;
+}
+
+function checkKey(key: string, value: Json, parent: string, depth: number): string | null {
+  const path = `${parent}.${key}`;
+  const cap = NUMBER_CAPS.get(key);
+  if (cap) return checkNumbers(value, path, cap, depth);
+  if (DASH_KEYS.has(key)) return checkDash(value, path);
+  if (key === 'stepSize') return checkNumbers(value, path, { min: Number.MIN_VALUE, max: Infinity }, depth);
+  if (key === 'labels' && parent.endsWith('datalabels') && isObject(value)) {
+    const n = Object.keys(value).length;
+    if (n > MAX_DATALABELS_LABELS) return `${path} has ${n} labels; at most ${MAX_DATALABELS_LABELS}`;
+  }
+  if (key === 'labels' && Array.isArray(value) && value.length > MAX_DATA_POINTS) {
+    return `${path} has ${value.length} items; at most ${MAX_DATA_POINTS} on the open endpoint`;
+  }
+  return walkOptions(value, path, depth + 1);
+}
+
+/** A number, numeric string, or an array / object of them, each within the cap. */
+function checkNumbers(value: Json, path: string, cap: NumberCap, depth: number): string | null {
+  if (value === null || value === undefined || typeof value === 'boolean') return null;
+  if (Array.isArray(value) || isObject(value)) {
+    if (depth > 40) return null;
+    const entries = Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v] as const) : Object.entries(value).map(([k, v]) => [`.${k}`, v] as const);
+    for (const [seg, v] of entries) {
+      // objects under a number-or-other key are option groups (font objects, padding sides)
+      const found = isObject(v) ? walkOptions(v, path + seg, depth + 1) : checkNumbers(v, path + seg, cap, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  let n: number;
+  if (typeof value === 'number') n = value;
+  else if (typeof value === 'string') {
+    // Chart.js reads '12px' and '50%' with parseFloat/parseInt; anything else is not a number
+    n = NUMERIC_TEXT.test(value.trim()) ? parseFloat(value) : NaN;
+    if (Number.isNaN(n)) {
+      if (NUMBER_OR_OTHER.has(lastKey(path)) && value.length <= 20 && /^[a-z]+$/i.test(value)) return null; // 'auto', 'start'...
+      return `${path} must be a number`;
+    }
+  } else return `${path} must be a number`;
+  if (!Number.isFinite(n)) return `${path} must be a finite number`;
+  if (n < cap.min || n > cap.max) return `${path} is ${n}; the open endpoint allows ${cap.min}..${cap.max}`;
+  if (cap.integer && !Number.isInteger(n)) return `${path} must be an integer`;
+  return null;
+}
+
+const NUMERIC_TEXT = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?(?:px|%)?$/i;
+
+function lastKey(path: string): string {
+  const m = /([A-Za-z_$][\w$]*)(?:\[\d+\])*$/.exec(path);
+  return m ? m[1]! : '';
+}
+
+function checkDash(value: Json, path: string): string | null {
+  if (value === null || value === undefined) return null;
+  if (!Array.isArray(value)) return `${path} must be an array of numbers`;
+  if (value.length > MAX_DASH_ENTRIES) return `${path} has ${value.length} entries; at most ${MAX_DASH_ENTRIES}`;
+  if (value.length === 0) return null;
+  let sum = 0;
+  for (const v of value) {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > MAX_PIXELS) return `${path} entries must be numbers 0..${MAX_PIXELS}`;
+    sum += v;
+  }
+  if (sum < MIN_DASH_PERIOD) return `${path} adds up to ${sum}; at least ${MIN_DASH_PERIOD} on the open endpoint`;
+  return null;
+}
+
+// --- time scales ------------------------------------------------------------------------------
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  millisecond: 1,
+  second: 1000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 604_800_000,
+  month: 28 * 86_400_000,
+  quarter: 89 * 86_400_000,
+  year: 365 * 86_400_000,
+};
+
+/**
+ * Time and timeseries scales generate one tick per unit (times ticks.stepSize) between their
+ * min and max: Chart.js allows 100,000 of them (3 s here). With no unit given Chart.js picks
+ * one that fits the width, falling back to years, so the year bounds that case.
+ */
+function checkTimeScales(config: Record<string, Json>): string | null {
+  const options = config.options;
+  const scales = isObject(options) ? options.scales : undefined;
+  if (!isObject(scales)) return null;
+  for (const [id, scale] of Object.entries(scales)) {
+    if (!isObject(scale) || (scale.type !== 'time' && scale.type !== 'timeseries')) continue;
+    const path = `options.scales.${id}`;
+    const time = isObject(scale.time) ? scale.time : {};
+    const ticks = isObject(scale.ticks) ? scale.ticks : {};
+    if (ticks.source === 'data' || ticks.source === 'labels') continue; // one tick per data item or label
+    const step = ticks.stepSize ?? 1;
+    // date-fns adds whole units: a fractional step never advances the loop
+    if (typeof step !== 'number' || !Number.isInteger(step) || step < 1) return `${path}.ticks.stepSize must be a whole number of ${String(time.unit ?? 'units')} (1 or more) on a time scale`;
+    const unit = typeof time.unit === 'string' ? time.unit : 'year';
+    const unitMs = Object.hasOwn(UNIT_MS, unit) ? UNIT_MS[unit] : undefined;
+    if (unitMs === undefined) return `${path}.time.unit must be one of ${Object.keys(UNIT_MS).join(', ')}`;
+    const span = timeSpan(config, scale, id, typeof time.parser === 'string' ? time.parser : undefined);
+    const ticksNeeded = span / (unitMs * step);
+    if (ticksNeeded > MAX_TICKS) {
+      return `${path} spans about ${Math.round(ticksNeeded)} ${unit} ticks; at most ${MAX_TICKS} on the open endpoint (a larger time.unit or ticks.stepSize)`;
+    }
+  }
+  return null;
+}
+
+/** Max - min of every timestamp the scale may see (its bounds, the labels, the data on its axis). */
+function timeSpan(config: Record<string, Json>, scale: Record<string, Json>, id: string, format: string | undefined): number {
+  let min = Infinity;
+  let max = -Infinity;
+  onAxis(config, scale, id, (v) => {
+    const t = toTime(v, format);
+    if (t === null) return;
+    if (t < min) min = t;
+    if (t > max) max = t;
+  });
+  return max > min ? max - min : 0;
+}
+
+/**
+ * A logarithmic scale makes up to nine ticks per decade between its smallest positive value
+ * and its largest: 1e-300..1e300 is 5,400 ticks, each measured and drawn.
+ */
+function checkLogScales(config: Record<string, Json>): string | null {
+  const options = config.options;
+  const scales = isObject(options) ? options.scales : undefined;
+  if (!isObject(scales)) return null;
+  for (const [id, scale] of Object.entries(scales)) {
+    if (!isObject(scale) || scale.type !== 'logarithmic') continue;
+    let min = Infinity;
+    let max = 0;
+    onAxis(config, scale, id, (v) => {
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+      if (!(n > 0) || !Number.isFinite(n)) return;
+      if (n < min) min = n;
+      if (n > max) max = n;
+    });
+    const decades = max > min ? Math.log10(max) - Math.log10(min) : 0;
+    if (decades > MAX_LOG_DECADES) {
+      return `options.scales.${id} (logarithmic) spans ${Math.round(decades)} decades; at most ${MAX_LOG_DECADES} on the open endpoint`;
+    }
+  }
+  return null;
+}
+
+/** Calls see() with every value a scale may see: its bounds, the labels, the data on its axis. */
+function onAxis(config: Record<string, Json>, scale: Record<string, Json>, id: string, see: (v: Json) => void): void {
+  for (const k of ['min', 'max', 'suggestedMin', 'suggestedMax']) see(scale[k]);
+  const axis = scaleAxis(id, scale);
+  const data = isObject(config.data) ? config.data : {};
+  const options = isObject(config.options) ? config.options : {};
+  // labels run along the index axis, plain numbers in data along the other
+  const indexAxis = options.indexAxis === 'y' ? 'y' : 'x';
+  const labelLists = [axis === indexAxis ? data.labels : undefined, scale.labels, axis === 'x' ? data.xLabels : data.yLabels];
+  for (const list of labelLists) if (Array.isArray(list)) list.forEach(see);
+  const datasets = Array.isArray(data.datasets) ? data.datasets : [];
+  for (const ds of datasets) {
+    if (!isObject(ds)) continue;
+    const values = Array.isArray(ds.data) ? ds.data : isObject(ds.data) ? Object.entries(ds.data) : [];
+    for (const item of values) {
+      if (Array.isArray(item)) see(axis === 'x' ? item[0] : item[1]);
+      else if (isObject(item)) see(item[axis]);
+      else if (axis !== indexAxis) see(item);
+    }
+  }
+}
+
+function scaleAxis(id: string, scale: Record<string, Json>): 'x' | 'y' {
+  if (scale.axis === 'x' || scale.axis === 'y') return scale.axis;
+  if (scale.position === 'left' || scale.position === 'right') return 'y';
+  if (scale.position === 'top' || scale.position === 'bottom') return 'x';
+  return id.startsWith('y') ? 'y' : 'x';
+}
+
+/** As chartjs-adapter-date-fns parses (numbers as they are, strings by date-fns). */
+function toTime(v: Json, format: string | undefined): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v !== 'string') return null;
+  const d = format !== undefined ? parseWithFormat(v, format, new Date(0)) : parseISO(v);
+  if (isValid(d)) return d.getTime();
+  const t = Date.parse(v);
+  return Number.isFinite(t) ? t : null;
+}
+
+function isObject(v: Json): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
