@@ -73,7 +73,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const usage = new UsageService(store, billing, clock);
     await usage.start();
     const trials = new TrialService(store, accounts, clock);
-    const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, ...opts.outbox });
+    const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, allowPrivate: config.webhookAllowPrivate, ...opts.outbox });
     const charts = new ChartService(renderer, usage);
     const open = new OpenChartService(renderer, imageCache, store.openWindows, clock, {
       rendersPerHour: config.openRendersPerHour,
