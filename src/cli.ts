@@ -77,6 +77,9 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Last resort: every background task catches its own errors; one that slips through is a bug
+  // to log, not a reason to stop serving (and to crash again on every restart).
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled promise rejection (logged, still serving)'));
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -81,7 +81,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html) => livePool.pdfFromHtml(html));
     const usage = new UsageService(store, billing, clock);
-    await usage.start();
+    // A full disk must not stop the server from starting: reads still work, writes fail per
+    // request until space returns. Stale reservations then stay until the next start.
+    await usage.start().catch((err: unknown) => log.error({ err }, 'clearing stale usage reservations failed; starting anyway'));
     const trials = new TrialService(store, accounts, clock, masterKey);
     const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, allowPrivate: config.webhookAllowPrivate, ...opts.outbox });
     const charts = new ChartService(renderer, usage);

@@ -119,7 +119,9 @@ export class OutboxWorker {
     } catch (err) {
       // The disk refused the record (full, read-only): the item stays pending in the store;
       // hold it back in memory with the backoff so it is neither lost nor hammered.
-      const until = this.clock.now() + OutboxWorker.backoffMs(item.attempts + 1, this.o.retryBaseMs, this.o.retryMaxMs);
+      // A delivered item only needs its record written: try again at the next poll, without sending.
+      const wait = failure ? OutboxWorker.backoffMs(item.attempts + 1, this.o.retryBaseMs, this.o.retryMaxMs) : this.o.pollMs;
+      const until = this.clock.now() + wait;
       this.held.set(item.id, { until, delivered: failure === null });
       this.log.error({ err, outboxId: item.id, kind: item.kind }, 'recording an outbox delivery failed; will retry');
     }
