@@ -168,6 +168,14 @@ describe('request parsing bounds', function () {
       expect(sent).to.be.below(50_000_000);
     });
 
+    it('a request refused before its body is read (too many query parameters) is closed, not drained', async () => {
+      const q = Array(200).fill('a').join('&');
+      const r = await exchange(`POST /v1/chart?${q} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{"chart":`);
+      expect(r.text).to.match(/^HTTP\/1\.1 400 /);
+      expect(r.text).to.match(/\r\nconnection: close\r\n/i);
+      expect(r.closed).to.equal(true);
+    });
+
     it('a body within the limit on the same kind of connection is still served', async () => {
       const body = JSON.stringify({ chart: BAR, width: 60, height: 40 });
       const r = await exchange(`POST /v1/chart HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
