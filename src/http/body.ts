@@ -1,6 +1,5 @@
 // JSON bodies, read with a byte limit before anything is parsed.
-import type { Middleware } from 'koa';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { invalidInput, type AppError } from '../errors.js';
 import { MAX_JSON_DEPTH, nestingDepth } from '../chart/jsonDepth.js';
 
