@@ -55,7 +55,6 @@ export function queryParser(maxParams = MAX_QUERY_PARAMS): Middleware {
       throw open ? invalidConfig(detail) : invalidInput(detail);
     }
     Object.defineProperty(ctx.request, 'query', { value: parsed, writable: true, configurable: true, enumerable: true });
-    ctx.state.query = parsed;
     await next();
   };
 }

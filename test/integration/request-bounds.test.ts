@@ -47,16 +47,18 @@ describe('request parsing bounds', function () {
       await (await fetch(s.url + attack)).arrayBuffer();
       const normal = await cpuMs(() => fetch(s.url + '/v1/chart?width=10&height=10'));
       expect(normal.res.status).to.equal(401);
-      let worst = 0;
+      const costs: number[] = [];
       for (let i = 0; i < 5; i++) {
         const r = await cpuMs(() => fetch(s.url + attack));
         expect(r.res.status).to.equal(400);
         expect(r.body).to.deep.equal({ error: 'invalid_input', detail: 'the query string has more than 100 parameters' });
-        worst = Math.max(worst, r.ms);
+        costs.push(r.ms);
       }
-      // Quadratic parsing cost 100+ times a normal request; linear costs a few times one
-      // (the 14 KB request line is read and split once). Compared in the same run, not to a clock.
-      expect(worst, `attack ${worst.toFixed(1)} ms of CPU vs a normal 401 ${normal.ms.toFixed(1)} ms`).to.be.below(Math.max(10 * normal.ms, 20));
+      const median = costs.sort((a, b) => a - b)[2]!;
+      // Quadratic parsing cost about 100 times a normal request (348 ms vs 4 ms measured); linear
+      // costs about one (the 14 KB request line is read and split once). Compared in the same
+      // run, not to a clock.
+      expect(median, `attack ${median.toFixed(1)} ms of CPU vs a normal 401 ${normal.ms.toFixed(1)} ms`).to.be.below(Math.max(10 * normal.ms, 20));
       const c = await s.account('starter');
       const ok = await post(s.url, '/v1/chart', { chart: BAR, width: 60, height: 40 }, { 'x-api-key': c.api_key });
       expect(ok.status).to.equal(200);
