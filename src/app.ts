@@ -15,6 +15,7 @@ import { openRoutes } from './http/routes/open.js';
 import { playgroundRoutes } from './http/routes/playground.js';
 import { errorMapper, type RequestObserver } from './http/errors.js';
 import { jsonBody } from './http/body.js';
+import { queryParser } from './http/query.js';
 import { chartRoutes } from './http/routes/chart.js';
 import { shortChartRoutes } from './http/routes/shortCharts.js';
 import { statusRoutes } from './http/routes/status.js';
@@ -64,6 +65,8 @@ export function createApp(deps: AppDeps): Koa {
   docsRoutes(router, deps);
   accountRoutes(router, deps);
   app.use(errorMapper(deps.log, deps.requestObserver));
+  // before auth and routing: every reader of ctx.query gets one bounded, linear parse
+  app.use(queryParser());
   app.use(jsonBody(deps.config.maxBodyBytes));
   app.use(router.routes());
   app.use(router.allowedMethods());

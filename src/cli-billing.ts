@@ -117,7 +117,7 @@ export async function runBilling(config: Config, sub: string | undefined, a: Bil
       case 'set-webhook': {
         const id = need(a.account, '--account');
         const url = need(a.url, '--url');
-        await billing.setWebhook(id, url === 'none' ? null : url);
+        await billing.setWebhook(id, url === 'none' ? null : url, { allowPrivate: config.webhookAllowPrivate });
         return print({ account_id: id, webhook_url: url === 'none' ? null : url }, url === 'none' ? `webhook of ${id} removed` : `webhook of ${id}: ${url}`);
       }
       case 'set-limits': {

@@ -14,6 +14,7 @@ import { checkColor, checkDimensions, checkFormat, parseChartConfig } from './ch
 import { MAX_SIGNED_LIFETIME_S, signQuery } from './services/signing.js';
 import { AppError } from './errors.js';
 import { BILLING_USAGE, BillingUsageError, runBilling } from './cli-billing.js';
+import { emailProblem } from './chart/email.js';
 
 class UsageError extends Error {}
 
@@ -76,6 +77,9 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Last resort: every background task catches its own errors; one that slips through is a bug
+  // to log, not a reason to stop serving (and to crash again on every restart).
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled promise rejection (logged, still serving)'));
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -123,6 +127,8 @@ async function main(argv: string[]): Promise<void> {
     case 'accounts create': {
       const plan = parsePlanName(need(o.plan, '--plan'));
       if (!plan) throw new UsageError(`--plan must be one of ${Object.keys(PLANS).join(', ')}`);
+      const emailWhy = o.email !== undefined ? emailProblem(o.email) : null;
+      if (emailWhy) throw new UsageError(`--email ${emailWhy}`);
       const r = await withAccounts(config, (s) => s.createAccount(plan, o.email ?? null));
       return out(json, r, `account ${r.account_id}\napi_key ${r.api_key}\nkey_id ${r.key_id}\nsigning_secret ${r.signing_secret}\nsession_token ${r.session_token}`);
     }

@@ -33,6 +33,10 @@ export interface Config {
   /** OPEN_CACHE_MAX_MB: byte budget of the open endpoint's persistent cache, oldest evicted first. */
   readonly openCacheMaxBytes: number;
   readonly buildHash: string;
+  /** Bearer token for GET /metrics; null = loopback clients only. */
+  readonly metricsToken: string | null;
+  /** Allow webhook targets on loopback, private and link-local addresses. */
+  readonly webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -107,7 +111,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
     openCacheMaxBytes: int(env, 'OPEN_CACHE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
     buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
+    metricsToken: metricsToken(env),
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
   });
+}
+
+/** A token short enough to guess would protect nothing: at least 16 visible characters. */
+function metricsToken(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw.trim() === '') return null;
+  const t = raw.trim();
+  if (!/^[\x21-\x7e]{16,512}$/.test(t)) throw new ConfigError('METRICS_TOKEN must be 16-512 visible ASCII characters (no spaces)');
+  return t;
 }
 
 /** dist/build-info.json, written by `npm run build` (scripts/build-info.mjs): the git commit. */

@@ -21,6 +21,16 @@ import { UsageService } from './services/usage.js';
 import { TrialService } from './services/trials.js';
 import { OutboxWorker, type OutboxOptions } from './services/outbox.js';
 import { createApp, type AppDeps } from './app.js';
+import { addressHash } from './services/credentials.js';
+import type { OpenRenderWindows } from './store/types.js';
+
+/** The open endpoint's windows, stored under a keyed hash of the client, never its address. */
+function keyedWindows(windows: OpenRenderWindows, masterKey: Buffer): OpenRenderWindows {
+  return {
+    take: (client, now, windowMs, limit) => windows.take(addressHash(masterKey, 'open-client', client), now, windowMs, limit),
+    purge: (before) => windows.purge(before),
+  };
+}
 
 export interface Running {
   url: string;
@@ -71,11 +81,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));
     const usage = new UsageService(store, billing, clock);
-    await usage.start();
-    const trials = new TrialService(store, accounts, clock);
-    const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, ...opts.outbox });
+    // A full disk must not stop the server from starting: reads still work, writes fail per
+    // request until space returns. Stale reservations then stay until the next start.
+    await usage.start().catch((err: unknown) => log.error({ err }, 'clearing stale usage reservations failed; starting anyway'));
+    const trials = new TrialService(store, accounts, clock, masterKey);
+    const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, allowPrivate: config.webhookAllowPrivate, ...opts.outbox });
     const charts = new ChartService(renderer, usage);
-    const open = new OpenChartService(renderer, imageCache, store.openWindows, clock, {
+    const open = new OpenChartService(renderer, imageCache, keyedWindows(store.openWindows, masterKey), clock, {
       rendersPerHour: config.openRendersPerHour,
       publicBaseUrl: config.publicBaseUrl,
       cacheMaxBytes: config.openCacheMaxBytes,

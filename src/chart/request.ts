@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
 import { PLANS, type Format, type Plan } from './plans.js';
+import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
 
 export type ChartConfig = Record<string, unknown>;
 
@@ -28,6 +29,8 @@ export function parseChartConfig(raw: unknown, field = 'chart'): ChartConfig {
   if (raw === undefined || raw === null || raw === '') throw chartRequired();
   let value: unknown = raw;
   if (typeof raw === 'string') {
+    // same bound as a JSON body: deeper text would overflow the digest's and the clone's stack
+    if (nestingDepth(raw) > MAX_JSON_DEPTH) throw invalidInput(`${field} nests deeper than ${MAX_JSON_DEPTH} levels`);
     try {
       value = JSON.parse(raw);
     } catch (err) {

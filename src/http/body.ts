@@ -1,41 +1,22 @@
 // JSON bodies, read with a byte limit before anything is parsed.
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { invalidInput, type AppError } from '../errors.js';
+import { MAX_JSON_DEPTH, nestingDepth } from '../chart/jsonDepth.js';
 
-/**
- * Deepest nesting a body may have. Chart.js configs stay near 10; a body nested thousands deep
- * parses fine but overflows the stack of every recursive walk after it (structuredClone, ajv,
- * the canonical digest), which would be a 500 for a client's mistake.
- */
-export const MAX_JSON_DEPTH = 64;
-
-/** The deepest [ / { nesting of JSON text, brackets inside strings ignored (linear, no parse). */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91 /* { [ */) max = Math.max(max, ++depth);
-    else if (c === 125 || c === 93 /* } ] */) depth--;
-  }
-  return max;
-}
+export { MAX_JSON_DEPTH, nestingDepth };
 
 export function jsonBody(maxBytes: number): Middleware {
   return async (ctx, next) => {
     if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
     const declared = Number(ctx.get('content-length') || 0);
-    if (declared > maxBytes) throw invalidInput(`body larger than ${maxBytes} bytes`);
+    if (declared > maxBytes) throw tooLarge(ctx, maxBytes);
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    // destroyOnReturn false: leaving the loop early must not tear down the socket before the
+    // 400 is written (tooLarge closes it once the answer is out)
+    for await (const chunk of ctx.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > maxBytes) throw invalidInput(`body larger than ${maxBytes} bytes`);
+      if (size > maxBytes) throw tooLarge(ctx, maxBytes);
       chunks.push(chunk);
     }
     const text = Buffer.concat(chunks).toString('utf8');
@@ -66,4 +47,25 @@ export function jsonBody(maxBytes: number): Middleware {
     } else (ctx.request as { body?: unknown }).body = body;
     await next();
   };
+}
+
+/** How long a closing connection may still send before it is cut (the 400 is out by then). */
+const LINGER_MS = 2000;
+
+/**
+ * An oversized body is answered, not read: Connection: close, reading stops, and once the
+ * answer is flushed the socket is ended and, after a short linger, destroyed (Node would
+ * otherwise drain the rest of the body, however large, to keep the connection alive).
+ */
+function tooLarge(ctx: Context, maxBytes: number): AppError {
+  const socket = ctx.req.socket;
+  ctx.req.pause();
+  ctx.res.once('finish', () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  });
+  const err = invalidInput(`body larger than ${maxBytes} bytes`);
+  // the error mapper copies these onto the response
+  (err.headers as Record<string, string>).Connection = 'close';
+  return err;
 }

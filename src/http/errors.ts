@@ -34,6 +34,9 @@ export function errorMapper(log: Logger, observer?: RequestObserver): Middleware
       }
       ctx.status = appErr.status;
       for (const [k, v] of Object.entries(appErr.headers)) ctx.set(k, v);
+      // Refused before its body was read (query cap, no route, auth...): close rather than let
+      // Node drain a body of any size to keep the connection alive.
+      if (!ctx.req.complete && (ctx.get('content-length') || ctx.get('transfer-encoding'))) ctx.set('Connection', 'close');
       ctx.set('Cache-Control', 'no-store');
       ctx.body = appErr.detail ? { error: appErr.code, detail: appErr.detail } : { error: appErr.code };
     } finally {

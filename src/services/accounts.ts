@@ -3,6 +3,7 @@ import { PLANS, type Plan, type PlanName } from '../chart/plans.js';
 import { forbidden, invalidInput, invalidSession, unauthorized } from '../errors.js';
 import type { Account, ApiKey, KeyKind, Store } from '../store/types.js';
 import { KEY_PREFIX, hashSecret, keyKindOf, newApiKey, newId, newSessionToken, signingSecretFor } from './credentials.js';
+import { emailProblem } from '../chart/email.js';
 
 export const TRIAL_DAYS = 30;
 export const SESSION_DAYS = 30;
@@ -27,6 +28,8 @@ export class AccountService {
   ) {}
 
   async createAccount(plan: PlanName, email: string | null) {
+    const emailWhy = email === null ? null : emailProblem(email);
+    if (emailWhy) throw invalidInput(`the e-mail address ${emailWhy}`);
     const account: Account = { id: newId('acct_'), email, plan, status: 'active', createdAt: this.clock.now() };
     await this.store.accounts.create(account);
     const key = await this.createKey(account.id, plan === 'trial' ? 'trial' : 'live');

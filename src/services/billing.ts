@@ -17,6 +17,7 @@ import type { Clock } from './accounts.js';
 import { newId } from './credentials.js';
 import { gbp } from './invoiceHtml.js';
 import { InvoicePdfs, type PdfPrinter } from './invoicePdf.js';
+import { checkTargetUrl, RefusedTarget } from './outboundHttp.js';
 
 export const DAY_MS = 86_400_000;
 /** Cancelled accounts stay read-only (and restorable) this long after their last period. */
@@ -452,15 +453,16 @@ export class BillingService {
 
   // ---- settings -----------------------------------------------------------------------
 
-  async setWebhook(accountId: string, url: string | null): Promise<void> {
+  /** http(s) only; a literal private address (or localhost) is refused here, resolved names at send time. */
+  async setWebhook(accountId: string, url: string | null, opts: { allowPrivate?: boolean } = {}): Promise<void> {
     if (url !== null) {
-      let u: URL;
+      if (url.length > 2048) throw invalidInput('--url must be at most 2048 characters');
       try {
-        u = new URL(url);
-      } catch {
-        throw invalidInput('--url must be an http(s) URL');
+        checkTargetUrl(url, opts.allowPrivate ?? false);
+      } catch (err) {
+        if (err instanceof RefusedTarget) throw invalidInput(`--url must be an http(s) URL to a public address: ${err.message}`);
+        throw err;
       }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalidInput('--url must be an http(s) URL');
     }
     const account = await this.account(accountId);
     await this.record(account);

@@ -44,3 +44,12 @@ export function safeEqualHex(a: string, b: string): boolean {
   if (ab.length !== bb.length) return false;
   return timingSafeEqual(ab, bb);
 }
+
+/**
+ * What is stored about a client's address (trial signups, open-endpoint windows): an HMAC keyed
+ * with the master key, so the table alone cannot be reversed by hashing all 2^32 IPv4 addresses.
+ * `purpose` keeps the uses apart.
+ */
+export function addressHash(masterKey: Buffer, purpose: string, clientKey: string): string {
+  return createHmac('sha256', masterKey).update(`${purpose}:${clientKey}`, 'utf8').digest('hex');
+}

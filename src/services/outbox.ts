@@ -11,6 +11,8 @@ import type { OutboxItem, OutboxRecord } from '../store/metering.js';
 import type { Clock } from './accounts.js';
 import { hmacHex, signingSecretFor } from './credentials.js';
 import { sendMail } from './smtp.js';
+import { postGuarded, RefusedTarget } from './outboundHttp.js';
+import { emailProblem } from '../chart/email.js';
 
 export interface OutboxOptions {
   masterKey: Buffer;
@@ -24,12 +26,16 @@ export interface OutboxOptions {
   maxAttempts?: number;
   pollMs?: number;
   timeoutMs?: number;
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, private and link-local addresses. */
+  allowPrivate?: boolean;
 }
 
 export class OutboxWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
   private stopped = false;
+  /** Items whose outcome could not be written: not retried before `until`; `delivered` = do not send again. */
+  private readonly held = new Map<number, { until: number; delivered: boolean }>();
   private readonly o: Required<Omit<OutboxOptions, 'smtpUrl'>> & { smtpUrl: string | null };
 
   constructor(
@@ -45,6 +51,7 @@ export class OutboxWorker {
       maxAttempts: 10,
       pollMs: 1000,
       timeoutMs: 10_000,
+      allowPrivate: false,
       ...opts,
     };
   }
@@ -56,7 +63,10 @@ export class OutboxWorker {
 
   start(): void {
     this.stopped = false;
-    this.timer = setInterval(() => void this.tick(), this.o.pollMs);
+    // a tick that fails (the store unreadable) is logged and the next one tries again
+    this.timer = setInterval(() => {
+      this.tick().catch((err: unknown) => this.log.error({ err }, 'outbox tick failed; will retry'));
+    }, this.o.pollMs);
     this.timer.unref();
   }
 
@@ -78,24 +88,49 @@ export class OutboxWorker {
 
   private async deliverDue(): Promise<number> {
     const kinds: OutboxItem['kind'][] = this.o.smtpUrl ? ['webhook', 'email'] : ['webhook'];
-    const due = await this.store.outbox.due(this.clock.now(), 20, kinds);
+    const now = this.clock.now();
+    const due = (await this.store.outbox.due(now, 20, kinds)).filter((item) => (this.held.get(item.id)?.until ?? 0) <= now);
     await Promise.all(due.map((item) => this.deliverOne(item)));
     return due.length;
   }
 
+  /** Sends one item and records the outcome; never rejects (a failed record is retried later). */
   private async deliverOne(item: OutboxRecord): Promise<void> {
-    try {
-      if (item.kind === 'webhook') await this.postWebhook(item);
-      else await sendMail(this.o.smtpUrl!, { from: this.o.mailFrom, to: item.target, subject: item.subject ?? '', text: item.body }, this.o.timeoutMs);
-      await this.store.outbox.delivered(item.id, this.clock.now());
-    } catch (err) {
-      const attempts = item.attempts + 1;
-      const msg = (err as Error).message ?? String(err);
-      const giveUp = attempts >= this.o.maxAttempts || err instanceof PermanentFailure;
-      const next = giveUp ? null : this.clock.now() + OutboxWorker.backoffMs(attempts, this.o.retryBaseMs, this.o.retryMaxMs);
-      await this.store.outbox.failed(item.id, next, msg);
-      if (!this.stopped) this.log.warn({ outboxId: item.id, kind: item.kind, attempts, giveUp, error: msg }, 'outbox delivery failed');
+    const held = this.held.get(item.id);
+    let failure: { msg: string; giveUp: boolean; next: number | null } | null = null;
+    // sent before, but the record of it failed: record it now, do not send again
+    if (!held?.delivered) {
+      try {
+        if (item.kind === 'webhook') await this.postWebhook(item);
+        else await this.sendEmail(item);
+      } catch (err) {
+        const attempts = item.attempts + 1;
+        const msg = (err as Error).message ?? String(err);
+        const giveUp = attempts >= this.o.maxAttempts || err instanceof PermanentFailure;
+        const next = giveUp ? null : this.clock.now() + OutboxWorker.backoffMs(attempts, this.o.retryBaseMs, this.o.retryMaxMs);
+        failure = { msg, giveUp, next };
+        if (!this.stopped) this.log.warn({ outboxId: item.id, kind: item.kind, attempts, giveUp, error: msg }, 'outbox delivery failed');
+      }
     }
+    try {
+      if (failure) await this.store.outbox.failed(item.id, failure.next, failure.msg);
+      else await this.store.outbox.delivered(item.id, this.clock.now());
+      this.held.delete(item.id);
+    } catch (err) {
+      // The disk refused the record (full, read-only): the item stays pending in the store;
+      // hold it back in memory with the backoff so it is neither lost nor hammered.
+      // A delivered item only needs its record written: try again at the next poll, without sending.
+      const wait = failure ? OutboxWorker.backoffMs(item.attempts + 1, this.o.retryBaseMs, this.o.retryMaxMs) : this.o.pollMs;
+      const until = this.clock.now() + wait;
+      this.held.set(item.id, { until, delivered: failure === null });
+      this.log.error({ err, outboxId: item.id, kind: item.kind }, 'recording an outbox delivery failed; will retry');
+    }
+  }
+
+  private async sendEmail(item: OutboxRecord): Promise<void> {
+    const why = emailProblem(item.target);
+    if (why) throw new PermanentFailure(`e-mail address refused: it ${why}`);
+    await sendMail(this.o.smtpUrl!, { from: this.o.mailFrom, to: item.target, subject: item.subject ?? '', text: item.body }, this.o.timeoutMs);
   }
 
   private async secretFor(accountId: string): Promise<string> {
@@ -107,21 +142,26 @@ export class OutboxWorker {
 
   private async postWebhook(item: OutboxRecord): Promise<void> {
     const secret = await this.secretFor(item.accountId);
-    const res = await fetch(item.target, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'chartshot-webhooks/1',
-        'x-chartshot-event': item.subject ?? 'usage_threshold',
-        'x-chartshot-delivery': String(item.id),
-        'x-chartshot-signature': hmacHex(secret, item.body),
-      },
-      body: item.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(this.o.timeoutMs),
-    });
-    await res.arrayBuffer().catch(() => undefined);
-    if (res.status < 200 || res.status >= 300) throw new Error(`webhook answered ${res.status}`);
+    let status: number;
+    try {
+      status = await postGuarded(item.target, {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'chartshot-webhooks/1',
+          'x-chartshot-event': item.subject ?? 'usage_threshold',
+          'x-chartshot-delivery': String(item.id),
+          'x-chartshot-signature': hmacHex(secret, item.body),
+        },
+        body: item.body,
+        timeoutMs: this.o.timeoutMs,
+        allowPrivate: this.o.allowPrivate,
+      });
+    } catch (err) {
+      if (err instanceof RefusedTarget) throw new PermanentFailure(`webhook target refused: ${err.message}`);
+      throw err;
+    }
+    // redirects are not followed: a 3xx is a failed delivery like any other non-2xx
+    if (status < 200 || status >= 300) throw new Error(`webhook answered ${status}`);
   }
 }
 

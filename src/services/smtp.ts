@@ -3,6 +3,7 @@
 // plain-text message per connection.
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { emailProblem } from '../chart/email.js';
 
 export interface Mail {
   from: string;
@@ -65,7 +66,20 @@ class Reader {
   }
 }
 
+const addrOf = (s: string) => /<([^>]+)>/.exec(s)?.[1] ?? s.trim();
+
+/** The bare address of "Name <a@b>" or "a@b"; refused unless a plain addr-spec (no CR/LF). */
+export function smtpAddress(s: string, role: string): string {
+  const a = addrOf(s);
+  const why = emailProblem(a);
+  if (why) throw new Error(`SMTP: the ${role} address ${why}`);
+  return a;
+}
+
 export async function sendMail(url: string, mail: Mail, timeoutMs: number): Promise<void> {
+  // checked before connecting: a CR/LF in an address would become a second SMTP command
+  const from = smtpAddress(mail.from, 'sender');
+  const to = smtpAddress(mail.to, 'recipient');
   const u = new URL(url);
   const secure = u.protocol === 'smtps:';
   const port = Number(u.port) || (secure ? 465 : 25);
@@ -96,9 +110,8 @@ export async function sendMail(url: string, mail: Mail, timeoutMs: number): Prom
       const auth = Buffer.from(`\0${decodeURIComponent(u.username)}\0${decodeURIComponent(u.password)}`).toString('base64');
       await send(`AUTH PLAIN ${auth}`, [235]);
     }
-    const addr = (s: string) => /<([^>]+)>/.exec(s)?.[1] ?? s.trim();
-    await send(`MAIL FROM:<${addr(mail.from)}>`, [250]);
-    await send(`RCPT TO:<${addr(mail.to)}>`, [250, 251]);
+    await send(`MAIL FROM:<${from}>`, [250]);
+    await send(`RCPT TO:<${to}>`, [250, 251]);
     await send('DATA', [354]);
     const clean = (s: string) => s.replace(/[\r\n]+/g, ' ');
     const body = mail.text.replace(/\r?\n/g, '\r\n').replace(/^\./gm, '..');

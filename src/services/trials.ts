@@ -1,10 +1,12 @@
 // POST /signup/anon: a trial account and its trial_ key, one per client address per 30 days.
-// The address is stored only as a hash.
+// Clients are grouped like the open endpoint's (an IPv6 /64 is one client) and the address is
+// stored only as an HMAC keyed with the master key.
 import { rateLimitExceeded } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { AccountService, Clock } from './accounts.js';
 import { TRIAL_DAYS } from './accounts.js';
-import { hashSecret } from './credentials.js';
+import { addressHash } from './credentials.js';
+import { clientKey } from '../chart/clientAddress.js';
 
 const DAY_MS = 86_400_000;
 
@@ -13,11 +15,12 @@ export class TrialService {
     private readonly store: Store,
     private readonly accounts: AccountService,
     private readonly clock: Clock,
+    private readonly masterKey: Buffer,
   ) {}
 
   async signup(ip: string): Promise<{ api_key: string }> {
     const now = this.clock.now();
-    const claim = await this.store.trials.claim(hashSecret('trial-ip:' + ip), now, TRIAL_DAYS * DAY_MS);
+    const claim = await this.store.trials.claim(addressHash(this.masterKey, 'trial-ip', clientKey(ip)), now, TRIAL_DAYS * DAY_MS);
     if (!claim.ok) {
       throw rateLimitExceeded((claim.retryAt - now) / 1000, `one trial key per IP address per ${TRIAL_DAYS} days`);
     }

@@ -9,9 +9,15 @@
 //     charts still served, nothing half-written, and all well again once space is freed.
 // (c) A read-only DATA_DIR: refused at start with a message naming it; a store that turns
 //     read-only at run time answers writes with 500 internal_error and says why in the log.
+// (d) A full disk while a webhook delivery is being recorded (issue 11 item 7): the real server
+//     process keeps running (the outbox's failed write is logged, not an unhandled rejection),
+//     restarts and serves reads with the disk still full, and records the delivery once space
+//     returns.
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -405,6 +411,174 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       } finally {
         await running.close();
         rmSync(config.dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('(d) a full disk while a webhook delivery is due', function () {
+    let mnt: string;
+    let mounted = false;
+    let child: ChildProcess | null = null;
+    const filler = () => join(mnt, 'filler');
+    const receiver = createHttpServer();
+    let hits = 0;
+    let held: ServerResponse | null = null;
+    let holdNext = true;
+    let firstHit: () => void = () => undefined;
+    const gotFirst = new Promise<void>((r) => (firstHit = r));
+
+    before(async function () {
+      mnt = mkdtempSync(join(tmpdir(), 'chartshot-fulldisk-outbox-'));
+      mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mnt]).status === 0;
+      // Across processes only a real full file system gives the server SQLITE_FULL.
+      if (!mounted) this.skip();
+      mkdirSync(join(mnt, 'data'));
+      receiver.on('request', (req, res) => {
+        req.resume();
+        req.on('end', () => {
+          hits++;
+          // the first delivery is held open until the disk is full: its record is what fails
+          if (holdNext) {
+            holdNext = false;
+            held = res;
+            firstHit();
+          } else res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    });
+
+    after(() => {
+      if (child?.pid && child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      receiver.close();
+      if (mounted) {
+        rmSync(filler(), { force: true });
+        spawnSync('umount', [mnt]);
+      }
+      rmSync(mnt, { recursive: true, force: true });
+    });
+
+    /** `chartshot serve` on the tmpfs; resolves once it listens; `log()` is everything it printed. */
+    function serve(): Promise<{ proc: ChildProcess; url: string; log: () => string; exited: Promise<number | null> }> {
+      const dataDir = join(mnt, 'data');
+      return new Promise((resolve, reject) => {
+        const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+          env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', POOL_SIZE: '1', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE: 'true' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: true,
+        });
+        child = proc;
+        let out = '';
+        let errText = '';
+        const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+        const timer = setTimeout(() => reject(new Error(`server did not start: ${errText.slice(-2000)} ${out.slice(-2000)}`)), 60_000);
+        proc.stderr!.on('data', (d: Buffer) => (errText += d.toString()));
+        proc.stdout!.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"chartshot listening"/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve({ proc, url: m[1]!, log: () => out + errText, exited });
+          }
+        });
+        void exited.then((code) => reject(new Error(`server exited with ${code}: ${errText.slice(-2000)} ${out.slice(-2000)}`)));
+      });
+    }
+
+    /** The outbox row as the file holds it (our own read-only connection). */
+    function outboxRow(id: number): { status: string; attempts: number } {
+      const db = new Database(join(mnt, 'data', 'chartshot.db'), { readonly: true, fileMustExist: true });
+      try {
+        return db.prepare('SELECT status, attempts FROM outbox WHERE id = ?').get(id) as { status: string; attempts: number };
+      } finally {
+        db.close();
+      }
+    }
+
+    async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+      const end = Date.now() + ms;
+      while (!(await ok())) {
+        if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+
+    function fill(): void {
+      // Empty the WAL first, so the server's next write needs new space.
+      const db = new Database(join(mnt, 'data', 'chartshot.db'), { fileMustExist: true });
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+      const fd = openSync(filler(), 'w');
+      const block = Buffer.alloc(64 * 1024, 7);
+      for (const size of [block.length, 4096, 512]) {
+        try {
+          for (;;) writeSync(fd, block, 0, size);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+        }
+      }
+      closeSync(fd);
+    }
+
+    it('the process keeps serving, restarts with the disk still full and serves reads, and records the delivery once space returns', async function () {
+      this.timeout(180_000);
+      const dataDir = join(mnt, 'data');
+      const store = createSqliteStore(dataDir);
+      const acct = await new AccountService(store, loadMasterKey(dataDir)).createAccount('enterprise', null);
+      const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      await store.close();
+
+      const first = await serve();
+      const created = await fetch(`${first.url}/v1/chart/create`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key }, body: JSON.stringify(tinyChart(1)) });
+      expect(created.status).to.equal(201);
+      const chartId = ((await created.json()) as { id: string }).id;
+      // a due webhook, written while there is space (as usage_threshold would write it)
+      const writer = createSqliteStore(dataDir);
+      const itemId = await writer.outbox.enqueue({ kind: 'webhook', accountId: acct.account_id, target: hookUrl, subject: 'usage_threshold', body: '{"event":"usage_threshold"}' }, Date.now());
+      await writer.close();
+
+      await gotFirst; // the server is POSTing it now
+      fill();
+      held!.writeHead(204).end();
+      // its "delivered" write hits the full disk: logged, and the process goes on
+      await until('the failed record is logged', () => /recording an outbox delivery failed/.test(first.log()) || first.proc.exitCode !== null);
+      await new Promise((r) => setTimeout(r, 1500)); // a few more polls, each failing again
+      expect(first.proc.exitCode, first.log().slice(-3000)).to.equal(null);
+      expect((await fetch(`${first.url}/v1/status`)).status).to.equal(200);
+      expect((await fetch(`${first.url}/v1/chart/${chartId}`)).status).to.equal(200);
+      const refused = await fetch(`${first.url}/v1/chart/create`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key }, body: JSON.stringify(tinyChart(2)) });
+      expect(refused.status).to.be.oneOf([500, 503]);
+      expect(outboxRow(itemId).status).to.equal('pending');
+
+      // restart with the disk still full
+      first.proc.kill('SIGTERM');
+      await first.exited;
+      const second = await serve();
+      try {
+        const read = await fetch(`${second.url}/v1/chart/${chartId}`);
+        expect(read.status).to.equal(200);
+        decodePng(Buffer.from(await read.arrayBuffer()));
+        expect((await fetch(`${second.url}/v1/status`)).status).to.equal(200);
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(second.proc.exitCode, second.log().slice(-3000)).to.equal(null);
+
+        // space returns: the delivery is recorded without a restart, and writes work again
+        rmSync(filler(), { force: true });
+        await until('the webhook is recorded as delivered', () => outboxRow(itemId).status === 'delivered');
+        expect(hits).to.be.at.least(1);
+        const again = await fetch(`${second.url}/v1/chart/create`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key }, body: JSON.stringify(tinyChart(3)) });
+        expect(again.status).to.equal(201);
+        // eslint-disable-next-line no-console
+        console.log(`      full disk + due webhook: ${hits} POST(s) received, delivered once space returned, no crash`);
+      } finally {
+        second.proc.kill('SIGTERM');
+        await second.exited;
       }
     });
   });

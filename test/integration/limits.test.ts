@@ -4,6 +4,9 @@
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
+import { createHash, createHmac } from 'node:crypto';
+import { loadMasterKey } from '../../src/store/masterKey.js';
+import type { SqliteStore } from '../../src/store/sqlite/index.js';
 
 type Creds = Awaited<ReturnType<TestServer['account']>>;
 
@@ -218,6 +221,41 @@ describe('plan limits, usage counting and trial keys', function () {
       const rs = await Promise.all(Array.from({ length: 10 }, () => post(s.url, '/signup/anon', {}, headers)));
       expect(rs.filter((r) => r.status === 200)).to.have.length(1);
       expect(rs.filter((r) => r.status === 429)).to.have.length(9);
+    });
+  });
+
+  describe('trial signups per real client (issue 11 item 8)', () => {
+    const db = () => (s.deps.store as SqliteStore).db;
+
+    it('five signups from one IPv6 /64 (X-Forwarded-For, TRUST_PROXY on): one key, then 429; another /64 is another client', async () => {
+      const statuses: number[] = [];
+      for (let i = 1; i <= 5; i++) {
+        const res = await post(s.url, '/signup/anon', {}, { 'x-forwarded-for': `2001:db8:77:1:${i}::${i}` });
+        statuses.push(res.status);
+        await res.arrayBuffer();
+      }
+      expect(statuses).to.deep.equal([200, 429, 429, 429, 429]);
+      expect((await post(s.url, '/signup/anon', {}, { 'x-forwarded-for': '2001:db8:77:2::1' })).status).to.equal(200);
+    });
+
+    it('stored address hashes are keyed (HMAC with the master key), not SHA-256 of the address', async () => {
+      const ip = '203.0.113.77';
+      expect((await post(s.url, '/signup/anon', {}, { 'x-forwarded-for': ip })).status).to.equal(200);
+      const hashes = (db().prepare('SELECT ip_hash FROM trial_signups').all() as Array<{ ip_hash: string }>).map((r) => r.ip_hash);
+      const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+      for (const plain of [ip, 'trial-ip:' + ip, 'trial-ip:' + ip + '\n']) expect(hashes).to.not.include(sha(plain));
+      const masterKey = loadMasterKey(s.config.dataDir);
+      expect(hashes).to.include(createHmac('sha256', masterKey).update('trial-ip:' + ip).digest('hex'));
+    });
+
+    it('the open endpoint stores its per-client windows under the same kind of keyed hash, never the address', async () => {
+      const ip = '198.51.100.61';
+      const res = await fetch(`${s.url}/v1/open/chart?type=bar&data=1,2,3&w=60&h=40`, { headers: { 'x-forwarded-for': ip } });
+      expect(res.status).to.equal(200);
+      const clients = (db().prepare('SELECT DISTINCT client FROM open_renders').all() as Array<{ client: string }>).map((r) => r.client);
+      expect(clients.length).to.be.greaterThan(0);
+      expect(clients.some((c) => c.includes(ip))).to.equal(false);
+      expect(clients).to.include(createHmac('sha256', loadMasterKey(s.config.dataDir)).update('open-client:' + ip).digest('hex'));
     });
   });
 

@@ -1,5 +1,7 @@
 // GET /v1/status and GET /metrics against real servers (real Chromium, real SQLite).
 import { expect } from 'chai';
+import { networkInterfaces } from 'node:os';
+import { isLoopback, metricsAccess } from '../../src/http/metricsAccess.js';
 import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Prometheus text format -> sample lines keyed by `name{labels}` (labels as printed). */
@@ -129,6 +131,63 @@ describe('GET /metrics', function () {
       expect(find(all, 'chartshot_pool_size')).to.equal(1);
     } finally {
       await other.stop();
+    }
+  });
+});
+
+describe('GET /metrics is protected (METRICS_TOKEN, else loopback only)', function () {
+  this.timeout(60000);
+
+  describe('the decision', () => {
+    const req = (over: Partial<Parameters<typeof metricsAccess>[0]>) => metricsAccess({ token: null, authorization: '', remoteAddress: '127.0.0.1', forwarded: false, ...over });
+    it('no token: loopback sockets only, and never a forwarded request', () => {
+      for (const a of ['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) expect(req({ remoteAddress: a }), a).to.equal('allowed');
+      for (const a of ['192.0.2.2', '10.0.0.1', '::2', 'fe80::1', '::ffff:10.0.0.1', '', undefined]) expect(req({ remoteAddress: a }), String(a)).to.equal('forbidden');
+      expect(req({ forwarded: true })).to.equal('forbidden');
+      expect(isLoopback('128.0.0.1')).to.equal(false);
+    });
+    it('a token: the bearer must match, from anywhere; loopback alone is not enough', () => {
+      const token = 'metrics-token-0123456789';
+      expect(req({ token, authorization: `Bearer ${token}`, remoteAddress: '203.0.113.9', forwarded: true })).to.equal('allowed');
+      expect(req({ token })).to.equal('unauthorized');
+      expect(req({ token, authorization: `Bearer ${token}x` })).to.equal('unauthorized');
+      expect(req({ token, authorization: token })).to.equal('unauthorized');
+    });
+  });
+
+  it('with METRICS_TOKEN: 401 without or with a wrong bearer, 200 with it', async () => {
+    const token = 'metrics-token-0123456789';
+    const s = await startTestServer({ metricsToken: token });
+    try {
+      const none = await fetch(`${s.url}/metrics`);
+      expect(none.status).to.equal(401);
+      expect(await none.json()).to.include({ error: 'unauthorized' });
+      expect((await fetch(`${s.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).to.equal(401);
+      const ok = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.status).to.equal(200);
+      expect(await ok.text()).to.match(/chartshot_pool_size/);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('without a token: a client on a non-loopback address gets 403 forbidden naming METRICS_TOKEN; a forwarded loopback request too', async function () {
+    const local = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    const s = await startTestServer({ host: '0.0.0.0', trustProxy: true });
+    try {
+      const port = new URL(s.url).port;
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).to.equal(200);
+      const fwd = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.5' } });
+      expect(fwd.status).to.equal(403);
+      if (!local) this.skip(); // no non-loopback address on this machine: the decision tests above cover it
+      const res = await fetch(`http://${local}:${port}/metrics`);
+      expect(res.status).to.equal(403);
+      const body = (await res.json()) as { error: string; detail: string };
+      expect(body.error).to.equal('forbidden');
+      expect(body.detail).to.contain('METRICS_TOKEN');
+      expect((await fetch(`http://${local}:${port}/v1/status`)).status).to.equal(200);
+    } finally {
+      await s.stop();
     }
   });
 });

@@ -1,6 +1,7 @@
 // usage_threshold webhooks delivered to a real local HTTP receiver (signed, retried with
 // backoff after failures, once per threshold per period, surviving a restart) and the warning
-// e-mails through a real (local, minimal) SMTP listener.
+// e-mails through a real (local, minimal) SMTP listener. These receivers are on 127.0.0.1, so the
+// server runs with WEBHOOK_ALLOW_PRIVATE=true; the default (refused) is tested at the end.
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
@@ -43,8 +44,9 @@ async function receiver(failFirst = 0): Promise<{ url: string; got: Received[]; 
 }
 
 /** Just enough SMTP to accept messages: records each DATA section. */
-async function smtpSink(): Promise<{ url: string; messages: string[]; close(): Promise<void> }> {
+async function smtpSink(): Promise<{ url: string; messages: string[]; commands: string[]; close(): Promise<void> }> {
   const messages: string[] = [];
+  const commands: string[] = [];
   const server: TcpServer = createTcpServer((sock) => {
     let buf = '';
     let inData = false;
@@ -65,6 +67,7 @@ async function smtpSink(): Promise<{ url: string; messages: string[]; close(): P
         if (nl < 0) return;
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 2);
+        commands.push(line);
         const cmd = line.slice(0, 4).toUpperCase();
         if (cmd === 'EHLO') sock.write('250-sink\r\n250 8BITMIME\r\n');
         else if (cmd === 'DATA') {
@@ -78,7 +81,7 @@ async function smtpSink(): Promise<{ url: string; messages: string[]; close(): P
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
-  return { url: `smtp://127.0.0.1:${port}`, messages, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: `smtp://127.0.0.1:${port}`, messages, commands, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 describe('usage_threshold webhooks and usage e-mails', function () {
@@ -91,7 +94,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
   before(async () => {
     smtp = await smtpSink();
     clock = new FakeClock(Date.UTC(2025, 3, 1));
-    s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url }, { clock, schedulerIntervalMs: 0, outbox: retry });
+    s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url, webhookAllowPrivate: true }, { clock, schedulerIntervalMs: 0, outbox: retry });
   });
   after(async () => {
     await s?.stop();
@@ -107,7 +110,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     const hook = await receiver();
     try {
       const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url);
+      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
       await seed(a.account_id, 79_998);
       expect((await render(a.api_key)).status).to.equal(200); // 79,999: nothing yet
       expect(await webhooks(a.account_id)).to.have.length(0);
@@ -139,7 +142,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     const hook = await receiver(2);
     try {
       const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url);
+      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
       await seed(a.account_id, 79_999);
       await render(a.api_key);
       await s.deps.outbox.tick(); // attempt 1: 500
@@ -169,7 +172,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     const hook = await receiver(100);
     try {
       const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url);
+      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
       await seed(a.account_id, 79_999);
       await render(a.api_key);
       for (let i = 0; i < 6; i++) {
@@ -190,7 +193,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     const url = hook.url;
     await hook.close(); // the receiver is down at first
     const a = await s.deps.accounts.createAccount('starter', null);
-    await s.deps.billing.setWebhook(a.account_id, url);
+    await s.deps.billing.setWebhook(a.account_id, url, { allowPrivate: true });
     await seed(a.account_id, 79_999);
     await render(a.api_key);
     await s.deps.outbox.tick();
@@ -210,7 +213,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     const bodies: string[] = [];
     await new Promise<void>((r) => back.listen(port, '127.0.0.1', () => r()));
     try {
-      s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url, dataDir: s.config.dataDir }, { clock, schedulerIntervalMs: 0, outbox: retry });
+      s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url, webhookAllowPrivate: true, dataDir: s.config.dataDir }, { clock, schedulerIntervalMs: 0, outbox: retry });
       clock.advance(1000);
       await s.deps.outbox.tick();
       expect(bodies).to.have.length(1);
@@ -240,5 +243,121 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     expect(sent).to.have.length(3);
     expect(sent.join('\n')).to.contain('To: owner@example.com').and.contain('Subject: chartshot overage started');
     expect((await s.deps.store.outbox.list(a.account_id)).every((o) => o.status === 'delivered')).to.equal(true);
+  });
+});
+
+describe('outbound requests only where meant (WEBHOOK_ALLOW_PRIVATE unset)', function () {
+  this.timeout(120000);
+  let s: TestServer;
+  let clock: FakeClock;
+  let smtp: Awaited<ReturnType<typeof smtpSink>>;
+  const retry = { pollMs: 0, retryBaseMs: 1000, retryMaxMs: 60_000, maxAttempts: 4, timeoutMs: 3000 };
+
+  before(async () => {
+    smtp = await smtpSink();
+    clock = new FakeClock(Date.UTC(2025, 3, 1));
+    s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url }, { clock, schedulerIntervalMs: 0, outbox: retry });
+    expect(s.config.webhookAllowPrivate).to.equal(false);
+  });
+  after(async () => {
+    await s?.stop();
+    await smtp?.close();
+  });
+
+  it('setting a webhook refuses other schemes and literal loopback, private, link-local and metadata addresses (any spelling)', async () => {
+    const a = await s.deps.accounts.createAccount('starter', null);
+    for (const url of [
+      'ftp://example.com/hook',
+      'file:///etc/passwd',
+      'http://127.0.0.1:8080/hook',
+      'http://localhost/hook',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.1.2.3/hook',
+      'http://[::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://[::ffff:a9fe:a9fe]/hook',
+      'http://0x7f000001/hook',
+      'http://2130706433/hook',
+      'http://0177.0.0.1/hook',
+      'http://100.64.0.1/hook',
+      'http://[fd00::1]/hook',
+    ]) {
+      const err = await s.deps.billing.setWebhook(a.account_id, url).then(() => null, (e: unknown) => e as { code?: string; detail?: string });
+      expect(err, url).to.not.equal(null);
+      expect(err!.code, url).to.equal('invalid_input');
+    }
+    await s.deps.billing.setWebhook(a.account_id, 'https://hooks.example.com/chartshot');
+    expect((await s.deps.store.billing.get(a.account_id))!.webhookUrl).to.equal('https://hooks.example.com/chartshot');
+  });
+
+  it('at send time a private target fails the item permanently with the reason, and the local listener is never reached', async () => {
+    const hook = await receiver();
+    try {
+      const port = new URL(hook.url).port;
+      const targets = [hook.url, `http://localhost:${port}/hook`, 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.7/hook', `http://[::ffff:127.0.0.1]:${port}/hook`];
+      const accounts: string[] = [];
+      for (const target of targets) {
+        const a = await s.deps.accounts.createAccount('starter', null);
+        accounts.push(a.account_id);
+        // as if stored before this check existed: the send-time check must stop it alone
+        await s.deps.store.outbox.enqueue({ kind: 'webhook', accountId: a.account_id, target, subject: 'usage_threshold', body: '{"event":"usage_threshold"}' }, clock.now());
+      }
+      await s.deps.outbox.tick();
+      expect(hook.attempts(), 'the local listener was reached').to.equal(0);
+      for (const [i, id] of accounts.entries()) {
+        const [item] = await s.deps.store.outbox.list(id);
+        // failed at once (no retry): a connection attempt to 10.0.0.7 would have timed out instead
+        expect(item, targets[i]).to.include({ status: 'failed', attempts: 1 });
+        expect(item!.lastError, targets[i]).to.match(/^webhook target refused: .*(loopback|link-local|private).*WEBHOOK_ALLOW_PRIVATE=true/);
+      }
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('a name is resolved once and every address it resolves to is vetted (localhost -> 127.0.0.1 refused)', async () => {
+    const { guardedLookup, RefusedTarget } = await import('../../src/services/outboundHttp.js');
+    const err = await new Promise<unknown>((resolve) => guardedLookup(false)('localhost', { all: true }, (e) => resolve(e)));
+    expect(err).to.be.instanceOf(RefusedTarget);
+    expect((err as Error).message).to.match(/localhost resolves to (127\.0\.0\.1|::1), loopback/);
+    const allowed = await new Promise<unknown>((resolve) => guardedLookup(true)('localhost', { all: true }, (e, a) => resolve(e ?? a)));
+    expect(allowed).to.be.an('array').that.is.not.empty;
+  });
+
+  it('a 3xx is a failed delivery: the redirect is not followed', async () => {
+    const target = await receiver();
+    const redirector = createServer((_req, res) => res.writeHead(302, { location: target.url }).end());
+    await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', () => r()));
+    const { OutboxWorker } = await import('../../src/services/outbox.js');
+    const { createLogger } = await import('../../src/log.js');
+    const worker = new OutboxWorker(s.deps.store, clock, createLogger('silent'), { masterKey: Buffer.alloc(32, 1), smtpUrl: null, ...retry, allowPrivate: true });
+    try {
+      const a = await s.deps.accounts.createAccount('starter', null);
+      const url = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/hook`;
+      await s.deps.store.outbox.enqueue({ kind: 'webhook', accountId: a.account_id, target: url, subject: 'usage_threshold', body: '{}' }, clock.now());
+      await worker.tick();
+      expect(target.attempts()).to.equal(0);
+      const [item] = await s.deps.store.outbox.list(a.account_id);
+      expect(item).to.include({ status: 'pending', attempts: 1, lastError: 'webhook answered 302' });
+    } finally {
+      await worker.stop();
+      await new Promise<void>((r) => redirector.close(() => r()));
+      await target.close();
+    }
+  });
+
+  it('an e-mail address with CR/LF is refused where it enters, and never reaches SMTP as a second RCPT TO', async () => {
+    const evil = 'owner@example.com\r\nRCPT TO:<attacker@evil.example>';
+    const err = await s.deps.accounts.createAccount('starter', evil).then(() => null, (e: unknown) => e as { code?: string });
+    expect(err?.code).to.equal('invalid_input');
+    // already in the outbox (defence in depth): refused before SMTP, failed for good
+    const a = await s.deps.accounts.createAccount('starter', 'owner@example.com');
+    await s.deps.store.outbox.enqueue({ kind: 'email', accountId: a.account_id, target: evil, subject: 'x', body: 'y' }, clock.now());
+    const before = smtp.commands.length;
+    await s.deps.outbox.tick();
+    expect(smtp.commands.slice(before).filter((c) => /^RCPT/i.test(c))).to.deep.equal([]);
+    const [item] = (await s.deps.store.outbox.list(a.account_id)).filter((o) => o.kind === 'email');
+    expect(item).to.include({ status: 'failed', attempts: 1 });
+    expect(item!.lastError).to.match(/control character/);
   });
 });
