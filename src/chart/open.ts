@@ -4,7 +4,7 @@
 //
 // Order of the checks (cheapest and most general first): request target length, c size,
 // query shape, then the config itself (JSON, security gate, Chart.js shape, point count).
-import { nestingDepth } from '../http/body.js';
+import { nestingDepth } from './jsonDepth.js';
 import { AppError, configTooLarge, invalidConfig, urlTooLong } from '../errors.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
@@ -93,11 +93,11 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
 }
 
 /** Nesting the gate allows (it counts the config object as level 1). */
-const MAX_JSON_DEPTH = 32;
+const MAX_OPEN_DEPTH = 32; // the gate walks at most 32 levels
 
 function parseConfigParam(c: string): ChartConfig {
   // measured on the text, before JSON.parse builds (and anything recurses over) a deep value
-  if (nestingDepth(c) > MAX_JSON_DEPTH) throw invalidConfig(`c nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestingDepth(c) > MAX_OPEN_DEPTH) throw invalidConfig(`c nests deeper than ${MAX_OPEN_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(c);
