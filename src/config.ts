@@ -30,10 +30,16 @@ export interface Config {
   readonly pageMaxRenders: number;
   /** Bytes of images kept in the in-memory cache tier. */
   readonly memoryCacheBytes: number;
+  /** MAX_IMAGE_BYTES: largest image a render may return (PNG decoded bytes, SVG UTF-8 bytes). */
+  readonly maxImageBytes: number;
   readonly buildHash: string;
 }
 
 export class ConfigError extends Error {}
+
+/** Above every legitimate chart at the largest plan size (8000x8000): see the measurement in
+ *  test/integration/containment-output.test.ts. */
+export const DEFAULT_MAX_IMAGE_BYTES = 32 * 1024 * 1024;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -103,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxQueue: int(env, 'MAX_QUEUE', 64, 0, 100000),
     pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 2000, 1, 1000000),
     memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
+    maxImageBytes: int(env, 'MAX_IMAGE_BYTES', DEFAULT_MAX_IMAGE_BYTES, 1024, 1024 * 1024 * 1024),
     buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
   });
 }
