@@ -123,6 +123,13 @@ function toWire(req: PageRequest): Omit<PageRequest, 'config'> & { configJson: s
   return { ...rest, configJson: JSON.stringify(config) };
 }
 
+async function quietDomains(page: Page): Promise<void> {
+  const client = (page as unknown as { _client(): CDPSession })._client();
+  await client.send('Network.disable');
+  await client.send('Audits.disable');
+  await client.send('Log.disable');
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -254,6 +261,9 @@ export class PagePool {
       page.on('request', (req) => this.intercept(req));
       // every document of the page, iframes caller code creates included: no console, no network APIs
       await page.evaluateOnNewDocument(this.files.get('/lockdown.js')!.body.toString('utf8'));
+      // Network, Audits and Log events carry each URL the page tries, in full, to Node (a loop of
+      // new Image().src = <1 MB URL> moved 2 MB per attempt); interception needs only Fetch.
+      await quietDomains(page);
       await this.loadHarness(rp);
       await this.callRender(rp, WARMUP);
       await this.callRender(rp, { ...WARMUP, format: 'svg' });
