@@ -240,4 +240,52 @@ describe('containment: bounded output that cannot script (issue 11)', function (
       expect(deltaMb, `Node RSS grew ${deltaMb.toFixed(0)} MB`).to.be.below(150);
     });
   });
+
+  describe('headers on every image response', () => {
+    const formats = ['png', 'svg', 'pdf'] as const;
+    function expectImageHeaders(res: Response, what: string): void {
+      expect(res.status, what).to.equal(200);
+      expect(res.headers.get('x-content-type-options'), `${what}: nosniff`).to.equal('nosniff');
+      const type = res.headers.get('content-type') ?? '';
+      if (type.startsWith('image/svg')) expect(res.headers.get('content-security-policy'), `${what}: CSP`).to.equal(SVG_CSP);
+    }
+
+    it('POST and GET /v1/chart, GET /v1/chart/{id} and the automation download, in every format', async () => {
+      for (const format of formats) {
+        const body = { chart: BAR, width: 300, height: 150, format };
+        const posted = await post(s.url, '/v1/chart', body, { 'x-api-key': key });
+        expectImageHeaders(posted, `POST /v1/chart ${format}`);
+        await posted.arrayBuffer();
+        const q = new URLSearchParams({ chart: JSON.stringify(BAR), width: '300', height: '150', format, api_key: key });
+        const got = await fetch(`${s.url}/v1/chart?${q}`);
+        expectImageHeaders(got, `GET /v1/chart ${format}`);
+        await got.arrayBuffer();
+        const created = await post(s.url, '/v1/chart/create', body, { 'x-api-key': key });
+        expect(created.status).to.equal(201);
+        const { id } = await json(created);
+        for (const path of [`/v1/chart/${id}`, `/v1/chart/${id}`]) {
+          // the second GET is served from the cache
+          const served = await fetch(s.url + path);
+          expectImageHeaders(served, `GET /v1/chart/{id} ${format}`);
+          await served.arrayBuffer();
+        }
+      }
+      for (const format of ['png', 'svg'] as const) {
+        const made = await post(s.url, '/v1/zapier/bar-chart', { title: 'T', labels: 'a,b', values: '1,2', width: 300, height: 200, format }, { 'x-api-key': key });
+        expect(made.status).to.equal(201);
+        const { download_url } = (await made.json()) as { download_url: string };
+        const dl = await fetch(s.url + new URL(download_url).pathname);
+        expectImageHeaders(dl, `automation download ${format}`);
+        await dl.arrayBuffer();
+      }
+    });
+
+    it('GET /v1/open/chart, PNG and SVG', async () => {
+      for (const format of ['png', 'svg']) {
+        const res = await fetch(`${s.url}/v1/open/chart?type=bar&data=1,2,3&labels=a,b,c&format=${format}`);
+        expectImageHeaders(res, `open ${format}`);
+        await res.arrayBuffer();
+      }
+    });
+  });
 });
