@@ -430,7 +430,13 @@
       result.error = shortMessage(e);
       if (st.imageBytes > 0) result.imageBytes = st.imageBytes;
     } finally {
-      dispose(handle.chart, handle.key);
+      // destroy() runs caller plugins' hooks: nothing they throw may escape (an exception's
+      // description would cross CDP whole)
+      try {
+        dispose(handle.chart, handle.key);
+      } catch (ignored) {
+        /* the page is reset after any render that ran caller code */
+      }
     }
     result.ranFunctions = st.ranFunctions === true;
     if (result.ok) result.ms = now() - t0;

@@ -92,6 +92,14 @@ describe('containment: bounded output that cannot script (issue 11)', function (
       expect([img.width, img.height]).to.deep.equal([400, 200]);
     });
 
+    it('a destroy hook throwing a 50 MB error (and breaking Chart.instances) neither escapes the page nor fails the render', async () => {
+      const hook = `var big = 'd'.repeat(50 * 1024 * 1024);
+        Object.defineProperty(Chart, 'instances', { get: function(){ throw new Error(big); } }); throw new Error(big);`;
+      const res = await send({ ...BAR, plugins: [{ id: 'boom', afterDestroy: `function(){ ${hook} }` }] });
+      expect(res.status, await res.clone().text().then((t) => t.slice(0, 200))).to.equal(200);
+      expect(isPng(Buffer.from(await res.arrayBuffer()))).to.equal(true);
+    });
+
     it('a canvas resized by caller code is refused (400), and the next render is fine', async () => {
       const res = await send(withAfterDraw('chart.canvas.width = 8000; chart.canvas.height = 8000;'));
       expect(res.status).to.equal(400);
