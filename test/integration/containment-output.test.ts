@@ -8,7 +8,7 @@ import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { CDPSession, Page } from 'puppeteer-core';
 
 /** Page events that carry caller-controlled strings to Node. */
-const WATCHED = ['Runtime.consoleAPICalled', 'Runtime.exceptionThrown', 'Log.entryAdded', 'Network.requestWillBeSent', 'Audits.issueAdded'] as const;
+const WATCHED = ['Runtime.consoleAPICalled', 'Runtime.exceptionThrown', 'Log.entryAdded', 'Network.requestWillBeSent', 'Audits.issueAdded', 'Fetch.requestPaused'] as const;
 
 const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
@@ -234,6 +234,16 @@ describe('containment: bounded output that cannot script (issue 11)', function (
       expect(deltaMb, `Node RSS grew ${deltaMb.toFixed(0)} MB`).to.be.below(150);
       const next = await send(BAR);
       expect(next.status).to.equal(200);
+    });
+
+    it('same-origin script loads with 1 MB query strings stay bounded', async () => {
+      const probe = `var q = '?' + 'q'.repeat(1024 * 1024);
+        for (var i = 0; i < 30; i++) { var el = document.createElement('script'); el.src = 'http://renderer.chartshot.invalid/harness.js' + q + i; document.head.appendChild(el);
+          import('http://renderer.chartshot.invalid/lockdown.js' + q + 'm' + i).catch(function(){}); }`;
+      const { deltaMb, status, eventMb } = await rssDuring(withTickFn(probe));
+      expect(status).to.equal(200);
+      expect(eventMb, `${eventMb.toFixed(1)} MB of page events reached Node`).to.be.below(1);
+      expect(deltaMb, `Node RSS grew ${deltaMb.toFixed(0)} MB`).to.be.below(150);
     });
 
     it('fetch, XHR, WebSocket, sendBeacon and window.open are gone; image requests with huge URLs stay bounded', async () => {
