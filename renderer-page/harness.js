@@ -1,14 +1,61 @@
 // The renderer page's API, called by the Node side through CDP with one plain-data request:
-//   window.chartshot.render({ config, width, height, format: 'png'|'svg', backgroundColor, allowFunctions, watermark })
-//     -> { ok: true, data, ms, ranFunctions } | { ok: false, error, ranFunctions }
+//   window.chartshot.render({ config, width, height, format: 'png'|'svg', backgroundColor, allowFunctions,
+//                             watermark, maxImageBytes })
+//     -> { ok: true, data, ms, ranFunctions } | { ok: false, error, ranFunctions, imageBytes? }
+//   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
 //   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
 (function () {
   'use strict';
   var Chart = window.Chart;
   var DataLabels = window.ChartDataLabels;
   var SvgContext = window.ChartshotSvgContext;
+  var serializeSvg = window.ChartshotSerializeSvg;
+  var pruneSvg = SvgContext && SvgContext.prototype.__prune;
   var MAX_DEPTH = 64;
   var MAX_SIDE = 16384;
+  // Used when a request names no limit (the benchmark's floor): MAX_IMAGE_BYTES's default.
+  var DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
+
+  // ---- saved references ----------------------------------------------------------------------
+  // Taken at load, before any caller code can run. A function config may replace prototypes,
+  // Function.prototype.call, JSON, console...; whatever the harness does after caller code ran
+  // (encode the image, measure it, serialise the SVG, build the result) goes through these, so
+  // the image always comes from the harness's own canvas or SVG tree.
+  var apply = Reflect.apply;
+  var createObject = Object.create;
+  var getDescriptor = Object.getOwnPropertyDescriptor;
+  function getter(proto, name) { return getDescriptor(proto, name).get; }
+  var toDataURL = HTMLCanvasElement.prototype.toDataURL;
+  var canvasWidth = getter(HTMLCanvasElement.prototype, 'width');
+  var canvasHeight = getter(HTMLCanvasElement.prototype, 'height');
+  var strSlice = String.prototype.slice;
+  var strIndexOf = String.prototype.indexOf;
+  var strCharCodeAt = String.prototype.charCodeAt;
+  var perfNow = performance.now;
+  var perf = performance;
+  var nodeFirstChild = getter(Node.prototype, 'firstChild');
+  var nodeNextSibling = getter(Node.prototype, 'nextSibling');
+  var nodeType = getter(Node.prototype, 'nodeType');
+  var elNamespace = getter(Element.prototype, 'namespaceURI');
+  var elLocalName = getter(Element.prototype, 'localName');
+  var elAttributes = getter(Element.prototype, 'attributes');
+  var mapLength = getter(NamedNodeMap.prototype, 'length');
+  var mapItem = NamedNodeMap.prototype.item;
+  var attrNamespace = getter(Attr.prototype, 'namespaceURI');
+  var attrLocalName = getter(Attr.prototype, 'localName');
+  var attrValue = getter(Attr.prototype, 'value');
+  var charData = getter(CharacterData.prototype, 'data');
+
+  function now() { return apply(perfNow, perf, []); }
+  function charAt(s, i) { return apply(strCharCodeAt, s, [i]); }
+
+  /** A result object without a prototype: nothing caller code put on Object.prototype (a `then`,
+   *  a getter) can change what the Node side reads. */
+  function outcome(ok) {
+    var o = createObject(null);
+    o.ok = ok;
+    return o;
+  }
 
   // ---- config copy + function revival ------------------------------------------------------
   // `function (a, b) { ... }` / `function name(a) { ... }`
@@ -113,21 +160,51 @@
     };
   }
 
+  // The watermark gets a strip of its own at the bottom (a layout box, as the legend and title
+  // are), so it never covers an axis label, and a light plate behind dark text, so it reads on
+  // any background. Only charts that ask for one get the box: others lay out exactly as before.
+  var WATERMARK_FONT = '10px sans-serif';
+  var WATERMARK_STRIP = 14;
   function watermarkPlugin(text) {
+    // blank text keeps the strip and draws nothing (tests compare against it)
+    var shown = text.trim();
     return {
       id: 'chartshotWatermark',
-      afterDraw: function (chart) {
-        var ctx = chart.ctx;
-        ctx.save();
-        ctx.setTransform(1, 0, 0, 1, 0, 0);
-        ctx.globalAlpha = 1;
-        ctx.globalCompositeOperation = 'source-over';
-        ctx.font = '10px sans-serif';
-        ctx.fillStyle = 'rgba(128, 128, 128, 0.6)';
-        ctx.textAlign = 'right';
-        ctx.textBaseline = 'bottom';
-        ctx.fillText(text, chart.width - 4, chart.height - 3);
-        ctx.restore();
+      beforeInit: function (chart) {
+        var box = {
+          position: 'bottom',
+          fullSize: true,
+          // heavier than the legend (1000) and a bottom title (2000): the outermost box
+          weight: 1000000,
+          options: {},
+          left: 0, top: 0, right: 0, bottom: 0, width: 0, height: 0,
+          isHorizontal: function () { return true; },
+          update: function (maxWidth, maxHeight) {
+            this.width = maxWidth;
+            this.height = Math.min(WATERMARK_STRIP, Math.max(0, maxHeight));
+            return { width: this.width, height: this.height };
+          },
+          draw: function () {
+            if (!shown || this.height <= 0) return;
+            var ctx = chart.ctx;
+            ctx.save();
+            ctx.setTransform(1, 0, 0, 1, 0, 0);
+            ctx.globalAlpha = 1;
+            ctx.globalCompositeOperation = 'source-over';
+            ctx.font = WATERMARK_FONT;
+            var w = Math.ceil(ctx.measureText(shown).width) + 6;
+            var right = Math.min(this.right, chart.width) - 2;
+            var bottom = Math.min(this.bottom, chart.height) - 1;
+            ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+            ctx.fillRect(right - w, bottom - 12, w, 12);
+            ctx.fillStyle = 'rgba(0, 0, 0, 0.8)';
+            ctx.textAlign = 'right';
+            ctx.textBaseline = 'bottom';
+            ctx.fillText(shown, right - 3, bottom - 1);
+            ctx.restore();
+          },
+        };
+        Chart.layouts.addBox(chart, box);
       },
     };
   }
@@ -197,15 +274,30 @@
     return v;
   }
 
+  // Runs after caller code: saved references only, and the message is cut before it is scanned.
   function shortMessage(e) {
-    var msg;
+    var msg = '';
     try {
-      msg = e && typeof e.message === 'string' ? e.message : String(e);
+      var m = e !== null && typeof e === 'object' ? e.message : e;
+      if (typeof m === 'string') msg = m;
+      else if (typeof m === 'number' || typeof m === 'boolean') msg = '' + m;
     } catch (ignored) {
       msg = '';
     }
-    msg = msg.replace(/\s+/g, ' ').trim() || 'render failed';
-    return msg.length > 300 ? msg.slice(0, 297) + '...' : msg;
+    if (msg.length > 300) msg = apply(strSlice, msg, [0, 297]) + '...';
+    var out = '';
+    var gap = false;
+    for (var i = 0; i < msg.length; i++) {
+      var c = charAt(msg, i);
+      if (c <= 32 || c === 0x2028 || c === 0x2029 || c === 0xa0) {
+        gap = out.length > 0;
+        continue;
+      }
+      if (gap) out += ' ';
+      gap = false;
+      out += msg[i];
+    }
+    return out || 'render failed';
   }
 
   function dispose(chart, canvasKey) {
@@ -250,16 +342,37 @@
     return canvas;
   }
 
-  function renderPng(cfg, width, height, handle) {
+  var PNG_PREFIX = 'data:image/png;base64,';
+
+  /** Refuses an image over the limit: st.imageBytes tells render() what happened. */
+  function checkSize(bytes, st) {
+    if (bytes > st.maxImageBytes) {
+      st.imageBytes = bytes;
+      throw new Error('the image would be ' + bytes + ' bytes; at most MAX_IMAGE_BYTES = ' + st.maxImageBytes);
+    }
+  }
+
+  function renderPng(cfg, width, height, handle, st) {
     var canvas = canvasFor(width, height);
     handle.key = canvas;
     handle.chart = new Chart(canvas, cfg);
-    var url = canvas.toDataURL('image/png');
-    return url.slice(url.indexOf(',') + 1);
+    // caller code may resize the canvas it was given: the image has the size that was asked for
+    if (apply(canvasWidth, canvas, []) !== width || apply(canvasHeight, canvas, []) !== height) {
+      throw new Error('the canvas was resized during the render');
+    }
+    var url = apply(toDataURL, canvas, ['image/png']);
+    if (typeof url !== 'string' || apply(strIndexOf, url, [PNG_PREFIX]) !== 0) throw new Error('the canvas did not encode as PNG');
+    // decoded size from the base64 length, before the string is cut or handed back
+    var b64 = url.length - PNG_PREFIX.length;
+    var pad = b64 > 0 && charAt(url, url.length - 1) === 61 ? (charAt(url, url.length - 2) === 61 ? 2 : 1) : 0;
+    checkSize((b64 / 4) * 3 - pad, st);
+    return apply(strSlice, url, [PNG_PREFIX.length]);
   }
 
-  function renderSvg(cfg, width, height, handle) {
+  function renderSvg(cfg, width, height, handle, st) {
     var ctx = new SvgContext({ width: width, height: height });
+    // the tree to serialise, taken before caller code can swap the context's properties
+    var root = ctx.__root;
     // stand-in canvas element: BasicPlatform only needs width/height, a style and getContext
     var stand = {
       width: width,
@@ -276,17 +389,29 @@
     cfg.platform = Chart.BasicPlatform;
     handle.key = stand;
     handle.chart = new Chart(stand, cfg);
-    return ctx.getSerializedSvg();
+    try {
+      apply(pruneSvg, ctx, []);
+    } catch (e) {
+      /* cosmetic (empty groups, unused clips): the serialiser copes with whatever is left */
+    }
+    var svg = serializeSvg(root, width, height, st.maxImageBytes);
+    if (typeof svg !== 'string') checkSize(svg.tooLarge, st);
+    return svg;
   }
 
   function render(req) {
-    var t0 = performance.now();
-    var st = { allowFunctions: false, ranFunctions: false };
+    var t0 = now();
+    var st = { allowFunctions: false, ranFunctions: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
     var handle = { chart: null, key: null };
     var result;
     try {
       if (!isObject(req)) throw new Error('request must be an object');
       st.allowFunctions = req.allowFunctions === true;
+      var limit = req.maxImageBytes;
+      if (limit !== undefined && limit !== null) {
+        if (typeof limit !== 'number' || !(limit >= 1)) throw new Error('maxImageBytes must be a positive number');
+        st.maxImageBytes = limit;
+      }
       var width = checkSide(req.width, 'width');
       var height = checkSide(req.height, 'height');
       var format = req.format === undefined ? 'png' : req.format;
@@ -296,14 +421,25 @@
       var cfg = copyConfig(raw, 0, st, 'root');
       if (!isObject(cfg)) throw new Error('config must be an object');
       prepare(cfg, req);
-      var data = format === 'svg' ? renderSvg(cfg, width, height, handle) : renderPng(cfg, width, height, handle);
-      result = { ok: true, data: data, ms: 0, ranFunctions: st.ranFunctions };
+      var data = format === 'svg' ? renderSvg(cfg, width, height, handle, st) : renderPng(cfg, width, height, handle, st);
+      result = outcome(true);
+      result.data = data;
+      result.ms = 0;
     } catch (e) {
-      result = { ok: false, error: shortMessage(e), ranFunctions: st.ranFunctions };
+      result = outcome(false);
+      result.error = shortMessage(e);
+      if (st.imageBytes > 0) result.imageBytes = st.imageBytes;
     } finally {
-      dispose(handle.chart, handle.key);
+      // destroy() runs caller plugins' hooks: nothing they throw may escape (an exception's
+      // description would cross CDP whole)
+      try {
+        dispose(handle.chart, handle.key);
+      } catch (ignored) {
+        /* the page is reset after any render that ran caller code */
+      }
     }
-    if (result.ok) result.ms = performance.now() - t0;
+    result.ranFunctions = st.ranFunctions === true;
+    if (result.ok) result.ms = now() - t0;
     return result;
   }
 
@@ -318,7 +454,7 @@
     return { msPerRender: (performance.now() - t0) / n, ok: ok };
   }
 
-  var api = Object.freeze({ render: render, floor: floor, ready: !!(Chart && SvgContext) });
+  var api = Object.freeze({ render: render, floor: floor, ready: !!(Chart && SvgContext && serializeSvg) });
   // read-only, but configurable so that loading the harness again in the same realm still works
   Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
 })();

@@ -32,6 +32,8 @@ export interface Config {
   readonly memoryCacheBytes: number;
   /** OPEN_CACHE_MAX_MB: byte budget of the open endpoint's persistent cache, oldest evicted first. */
   readonly openCacheMaxBytes: number;
+  /** MAX_IMAGE_BYTES: largest image a render may return (PNG decoded bytes, SVG UTF-8 bytes). */
+  readonly maxImageBytes: number;
   readonly buildHash: string;
   /** Bearer token for GET /metrics; null = loopback clients only. */
   readonly metricsToken: string | null;
@@ -40,6 +42,15 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * MAX_IMAGE_BYTES default: the largest PNG any chart can encode to at the largest plan size
+ * (8000x8000 = 64M pixels x 4 bytes of RGBA, plus 1 MiB for PNG's row filters, zlib blocks and
+ * chunks). Measured legitimate charts at 8000x8000 range from 1.5 MB (5,000 bars) to 81 MB
+ * (a 5,000-slice doughnut): no sample gives a lower ceiling, so none is assumed. SVGs of the
+ * same configs are 0.6-3.8 MB. Deployments without 8000x8000 plans may set it far lower.
+ */
+export const DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -110,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 2000, 1, 1000000),
     memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
     openCacheMaxBytes: int(env, 'OPEN_CACHE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
+    maxImageBytes: int(env, 'MAX_IMAGE_BYTES', DEFAULT_MAX_IMAGE_BYTES, 1024, 1024 * 1024 * 1024),
     buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
     metricsToken: metricsToken(env),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),

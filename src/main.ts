@@ -76,7 +76,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const accounts = new AccountService(store, masterKey, clock);
     const livePool = pool;
     const metrics = new Metrics({ poolStats: () => livePool.stats() });
-    const renderer = new RenderService(pool, metrics);
+    const renderer = new RenderService(pool, metrics, { maxImageBytes: config.maxImageBytes });
     const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics);
     const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));

@@ -1,5 +1,6 @@
 // Serves renderer-page/ to the pages from memory through request interception, so the
 // harness loads without any network and every other request can be refused.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, extname, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,5 +42,28 @@ export function loadHarnessFiles(dir = defaultHarnessDir()): Map<string, Harness
     }
   };
   walk(dir);
+  const html = files.get('/harness.html')!;
+  files.set('/harness.html', { contentType: html.contentType, body: Buffer.from(inlineScripts(html.body.toString('utf8'), files), 'utf8') });
   return files;
+}
+
+/**
+ * harness.html with every `<script src>` inlined and its CSP allowing exactly those scripts (by
+ * hash) instead of 'self'. With 'self', caller code could load the page's own files again under
+ * any query string (`import('/harness.js?' + 1 MB)`), and each load was a request paused for
+ * Node to answer, URL and all; now the page makes no request at all after its document.
+ */
+export function inlineScripts(html: string, files: Map<string, HarnessFile>): string {
+  const hashes: string[] = [];
+  const out = html.replace(/<script src="([^"]+)"><\/script>/g, (_, src: string) => {
+    const file = files.get('/' + src);
+    if (!file) throw new Error(`renderer page: missing script ${src}`);
+    const code = file.body.toString('utf8');
+    if (/<\/script|<!--/i.test(code)) throw new Error(`renderer page: ${src} cannot be inlined`);
+    hashes.push(`'sha256-${createHash('sha256').update(code, 'utf8').digest('base64')}'`);
+    return `<script>${code}</script>`;
+  });
+  const csp = "script-src 'self' 'unsafe-eval'";
+  if (!out.includes(csp)) throw new Error('renderer page: CSP script-src not found');
+  return out.replace(csp, `script-src ${hashes.join(' ')} 'unsafe-eval'`);
 }

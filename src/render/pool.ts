@@ -17,6 +17,9 @@ export interface PageRequest {
   backgroundColor: string | null;
   allowFunctions: boolean;
   watermark: string | null;
+  /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
+   *  refused inside the page, so the bytes never cross CDP. Absent: the page's own ceiling. */
+  maxImageBytes?: number;
 }
 
 export interface PageResult {
@@ -30,7 +33,7 @@ export interface PageResult {
 /** Why a render did not produce an image. `config` = the chart config itself was refused by Chart.js. */
 export class RenderError extends Error {
   constructor(
-    readonly kind: 'config' | 'timeout' | 'crash' | 'busy',
+    readonly kind: 'config' | 'timeout' | 'crash' | 'busy' | 'too_large',
     message: string,
     /** busy only: the estimated time until a page would be free (Retry-After). */
     readonly retryAfterMs?: number,
@@ -137,6 +140,13 @@ class RenderPage {
 function toWire(req: PageRequest): Omit<PageRequest, 'config'> & { configJson: string } {
   const { config, ...rest } = req;
   return { ...rest, configJson: JSON.stringify(config) };
+}
+
+async function quietDomains(page: Page): Promise<void> {
+  const client = (page as unknown as { _client(): CDPSession })._client();
+  await client.send('Network.disable');
+  await client.send('Audits.disable');
+  await client.send('Log.disable');
 }
 
 function sleep(ms: number): Promise<void> {
@@ -287,6 +297,11 @@ export class PagePool {
       page.on('popup', (p) => void p?.close().catch(() => {}));
       await page.setRequestInterception(true);
       page.on('request', (req) => this.intercept(req));
+      // every document of the page, iframes caller code creates included: no console, no network APIs
+      await page.evaluateOnNewDocument(this.files.get('/lockdown.js')!.body.toString('utf8'));
+      // Network, Audits and Log events carry each URL the page tries, in full, to Node (a loop of
+      // new Image().src = <1 MB URL> moved 2 MB per attempt); interception needs only Fetch.
+      await quietDomains(page);
       await this.loadHarness(rp, 15000, false);
       await this.callRender(rp, WARMUP);
       await this.callRender(rp, { ...WARMUP, format: 'svg' });
@@ -386,10 +401,10 @@ export class PagePool {
         const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
         throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
       }
-      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean } | undefined;
+      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean; imageBytes?: number } | undefined;
       if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
       if (value.ok === false) {
-        throw new RenderError('config', String(value.error).slice(0, 300));
+        throw new RenderError(typeof value.imageBytes === 'number' ? 'too_large' : 'config', String(value.error).slice(0, 300));
       }
       return value as T;
     } catch (err) {

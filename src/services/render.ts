@@ -35,12 +35,18 @@ export const renderOwner = {
   address: (clientKey: string): string => `address:${clientKey}`,
 };
 
+export interface RenderServiceOptions {
+  /** MAX_IMAGE_BYTES: the page refuses a larger image before handing it back. */
+  maxImageBytes?: number;
+}
+
 export class RenderService {
   private readonly inFlight = new Map<string, Promise<Omit<RenderedImage, 'coalesced' | 'digest'>>>();
 
   constructor(
     private readonly pool: PagePool,
     private readonly observer?: RenderObserver,
+    private readonly opts: RenderServiceOptions = {},
   ) {}
 
   /**
@@ -75,6 +81,7 @@ export class RenderService {
           backgroundColor: req.backgroundColor,
           allowFunctions: req.allowFunctions,
           watermark: req.watermark,
+          maxImageBytes: this.opts.maxImageBytes,
         },
         owner,
       );
@@ -86,7 +93,8 @@ export class RenderService {
     } catch (err) {
       const ms = performance.now() - started;
       if (err instanceof RenderError) {
-        this.observer?.rendered(req.format, err.kind, ms);
+        // an oversized image is the caller's config, as far as the metrics go
+        this.observer?.rendered(req.format, err.kind === 'too_large' ? 'config' : err.kind, ms);
         throw toAppError(err);
       }
       this.observer?.rendered(req.format, 'crash', ms);
@@ -100,6 +108,9 @@ function toAppError(err: RenderError): AppError {
     case 'config':
       // Chart.js refused the config (unknown type, bad scale...): a client mistake.
       return invalidInput(`chart config could not be rendered: ${err.message}`);
+    case 'too_large':
+      // "the image would be N bytes; at most MAX_IMAGE_BYTES = M", from the page
+      return invalidInput(err.message);
     case 'busy':
       // Retry-After: the pool's estimate of when a page would be free (at least 1 s)
       return serviceUnavailable((err.retryAfterMs ?? 1000) / 1000, err.message);

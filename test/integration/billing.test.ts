@@ -73,6 +73,7 @@ describe('billing: account endpoints and lifecycle', function () {
     const pdf = await get(`/billing/invoices/${inv.id}/pdf`, token);
     expect(pdf.status).to.equal(200);
     expect(pdf.headers.get('content-type')).to.equal('application/pdf');
+    expect(pdf.headers.get('x-content-type-options')).to.equal('nosniff');
     const bytes = Buffer.from(await pdf.arrayBuffer());
     expect(bytes.subarray(0, 5).toString()).to.equal('%PDF-');
     const doc = await PDFDocument.load(bytes, { updateMetadata: false });

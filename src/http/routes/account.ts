@@ -6,6 +6,7 @@ import { sessionAuth } from '../auth.js';
 import { validate } from '../validate.js';
 import { invalidInput } from '../../errors.js';
 import type { Account } from '../../store/types.js';
+import { setImageHeaders } from '../imageHeaders.js';
 
 export const analyticsQuerySchema = {
   $id: 'AnalyticsQuery',
@@ -48,6 +49,7 @@ export function accountRoutes(router: Router, deps: AppDeps): void {
     ctx.type = 'application/pdf';
     ctx.set('Cache-Control', 'private, no-store');
     ctx.set('Content-Disposition', `inline; filename="${ctx.params.id!.replace(/[^A-Za-z0-9_-]/g, '')}.pdf"`);
+    setImageHeaders(ctx, 'application/pdf');
     ctx.body = pdf;
   });
 }

@@ -11,6 +11,7 @@ import { apiKeyAuth } from '../auth.js';
 import { rateLimit } from '../rateLimit.js';
 import { automationEndpoints } from '../schemas/automation.js';
 import type { ChartPreview } from '../../services/automation.js';
+import { setImageHeaders } from '../imageHeaders.js';
 
 // Form tools send "800" and "true": coerce scalar types and fill SPEC's defaults.
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true });
@@ -82,6 +83,7 @@ export function automationRoutes(router: Router, deps: AppDeps): void {
     ctx.set('Content-Disposition', `attachment; filename="chart-${ctx.params.id}.${ext}"`);
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.set('ETag', image.etag);
+    setImageHeaders(ctx, image.contentType);
     ctx.body = image.body;
   });
 

@@ -6,11 +6,13 @@ import { validate } from '../validate.js';
 import { chartRequestBodySchema, chartRequestQuerySchema } from '../schemas/chart.js';
 import type { RenderedImage } from '../../services/render.js';
 import type { Context } from 'koa';
+import { setImageHeaders } from '../imageHeaders.js';
 
 export function sendImage(ctx: Context, img: RenderedImage): void {
   ctx.status = 200;
   ctx.type = img.contentType;
   ctx.set('Cache-Control', 'private, no-store');
+  setImageHeaders(ctx, img.contentType);
   ctx.body = img.body;
 }
 

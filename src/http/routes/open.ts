@@ -9,6 +9,7 @@ import { invalidConfig } from '../../errors.js';
 import type { OpenImage } from '../../services/open.js';
 import { validate, type ErrorMapper } from '../validate.js';
 import { openChartQuerySchema } from '../schemas/open.js';
+import { setImageHeaders } from '../imageHeaders.js';
 
 export const OPEN_CACHE_CONTROL = 'public, max-age=86400, s-maxage=31536000, immutable';
 
@@ -44,13 +45,11 @@ function sendOpenImage(ctx: Context, img: OpenImage): void {
   ctx.set('X-Cache-Tier', img.tier);
   ctx.set('X-Edit-Url', img.editUrl);
   ctx.set('Link', `<${img.editUrl}>; rel="edit"`);
-  ctx.set('X-Content-Type-Options', 'nosniff');
+  setImageHeaders(ctx, img.contentType);
   if (notModified(ctx, img.etag)) {
     ctx.status = 304;
     return;
   }
-  // an SVG opened on its own is a document of this origin: no scripts, no loads
-  if (img.contentType.startsWith('image/svg')) ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
   ctx.status = 200;
   ctx.type = img.contentType;
   ctx.body = img.body;

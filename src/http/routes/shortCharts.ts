@@ -7,6 +7,7 @@ import { rateLimit } from '../rateLimit.js';
 import { validate } from '../validate.js';
 import { chartRequestBodySchema } from '../schemas/chart.js';
 import type { ServedChart } from '../../services/shortCharts.js';
+import { setImageHeaders } from '../imageHeaders.js';
 
 // The image behind an id never changes: a re-render after expiry draws the same stored request.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -27,6 +28,7 @@ function sendServed(ctx: Context, served: ServedChart): void {
   ctx.set('ETag', image.etag);
   ctx.set('Cache-Control', served.tier === 'stale' ? STALE : IMMUTABLE);
   ctx.set('X-Cache-Tier', TIER_HEADER[served.tier]);
+  setImageHeaders(ctx, image.contentType);
   if (etagMatches(ctx.get('if-none-match'), image.etag)) {
     ctx.status = 304;
     return;
