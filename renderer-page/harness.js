@@ -348,7 +348,7 @@
   function checkSize(bytes, st) {
     if (bytes > st.maxImageBytes) {
       st.imageBytes = bytes;
-      throw new Error('the image would be ' + bytes + ' bytes; at most MAX_IMAGE_BYTES = ' + st.maxImageBytes);
+      throw new Error('the image would be ' + bytes + ' bytes; at most ' + st.maxImageBytes);
     }
   }
 

@@ -40,6 +40,23 @@ export interface RenderServiceOptions {
   maxImageBytes?: number;
 }
 
+/** An SVG may carry at most this many bytes per pixel of its size, plus SVG_BASE_BYTES. */
+export const SVG_BYTES_PER_PIXEL = 4;
+export const SVG_BASE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The most bytes a render may hand back: MAX_IMAGE_BYTES, and for SVG also a bound that grows
+ * with the image's area. A PNG cannot exceed its raw pixels by much, but an SVG is text that
+ * caller code can make as long as the render timeout allows. Legitimate charts stay well
+ * inside it: a 100,000-point line at 1200x600 is 80 KB of SVG, a 20,000-point scatter at
+ * 400x300 2.8 MB. Undefined max: the page's own ceiling.
+ */
+export function imageLimit(format: Format, width: number, height: number, max: number | undefined): number | undefined {
+  if (format !== 'svg') return max;
+  const area = SVG_BASE_BYTES + SVG_BYTES_PER_PIXEL * width * height;
+  return max === undefined ? area : Math.min(max, area);
+}
+
 export class RenderService {
   private readonly inFlight = new Map<string, Promise<Omit<RenderedImage, 'coalesced' | 'digest'>>>();
 
@@ -81,7 +98,7 @@ export class RenderService {
           backgroundColor: req.backgroundColor,
           allowFunctions: req.allowFunctions,
           watermark: req.watermark,
-          maxImageBytes: this.opts.maxImageBytes,
+          maxImageBytes: imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes),
         },
         owner,
       );
@@ -95,6 +112,7 @@ export class RenderService {
       if (err instanceof RenderError) {
         // an oversized image is the caller's config, as far as the metrics go
         this.observer?.rendered(req.format, err.kind === 'too_large' ? 'config' : err.kind, ms);
+        if (err.kind === 'too_large') throw invalidInput(tooLargeDetail(err.message, req, this.opts.maxImageBytes));
         throw toAppError(err);
       }
       this.observer?.rendered(req.format, 'crash', ms);
@@ -103,14 +121,20 @@ export class RenderService {
   }
 }
 
+/** The page says "the image would be N bytes; at most L": name the limit that applied. */
+function tooLargeDetail(pageMessage: string, req: RenderRequest, max: number | undefined): string {
+  const m = /^the image would be (\d+) bytes; at most (\d+)$/.exec(pageMessage);
+  if (!m) return pageMessage;
+  const [, bytes, limit] = m;
+  if (max !== undefined && Number(limit) === max) return `the image would be ${bytes} bytes; at most MAX_IMAGE_BYTES = ${max}`;
+  return `the image would be ${bytes} bytes; at most ${limit} for a ${req.width}x${req.height} SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`;
+}
+
 function toAppError(err: RenderError): AppError {
   switch (err.kind) {
     case 'config':
       // Chart.js refused the config (unknown type, bad scale...): a client mistake.
       return invalidInput(`chart config could not be rendered: ${err.message}`);
-    case 'too_large':
-      // "the image would be N bytes; at most MAX_IMAGE_BYTES = M", from the page
-      return invalidInput(err.message);
     case 'busy':
       // Retry-After: the pool's estimate of when a page would be free (at least 1 s)
       return serviceUnavailable((err.retryAfterMs ?? 1000) / 1000, err.message);

@@ -2,7 +2,8 @@
 // (function strings on authenticated endpoints) tries to forge or inflate the image, smuggle
 // script into the SVG and flood Node through the console; each attack is a test here.
 import { expect } from 'chai';
-import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { imageLimit, SVG_BASE_BYTES, SVG_BYTES_PER_PIXEL } from '../../src/services/render.js';
 import { decodePng, isPng } from '../helpers/images.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { CDPSession, Page } from 'puppeteer-core';
@@ -305,5 +306,23 @@ describe('containment: bounded output that cannot script (issue 11)', function (
         await res.arrayBuffer();
       }
     });
+  });
+});
+
+describe('containment: an SVG is bounded by its size too (issue 11)', function () {
+  this.timeout(120000);
+
+  it('a 100x100 SVG stuffed with 10 MB of text is refused under the default MAX_IMAGE_BYTES, naming the per-size bound', async () => {
+    const s = await sharedServer();
+    const { api_key } = await s.account('starter');
+    const big = `var t = document.createElementNS('http://www.w3.org/2000/svg', 'text'); t.textContent = 'y'.repeat(10 * 1024 * 1024); chart.ctx.__root.appendChild(t);`;
+    const res = await post(s.url, '/v1/chart', { chart: withAfterDraw(big), width: 100, height: 100, format: 'svg' }, { 'x-api-key': api_key });
+    expect(res.status).to.equal(400);
+    const e = (await res.json()) as { error: string; detail: string };
+    expect(e.error).to.equal('invalid_input');
+    const bound = SVG_BASE_BYTES + SVG_BYTES_PER_PIXEL * 100 * 100;
+    expect(e.detail).to.equal(`the image would be ${e.detail.match(/be (\d+) bytes/)![1]} bytes; at most ${bound} for a 100x100 SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`);
+    expect(imageLimit('svg', 100, 100, 1000)).to.equal(1000);
+    expect(imageLimit('png', 8000, 8000, undefined)).to.equal(undefined);
   });
 });
