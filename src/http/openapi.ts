@@ -283,8 +283,13 @@ function paths(): Json {
         tags: ['Operations'],
         operationId: 'getPrometheusMetrics',
         summary: 'Prometheus metrics (text exposition format)',
-        security: noAuth,
-        responses: { '200': { description: 'Metrics.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+        description: 'With METRICS_TOKEN set: Authorization: Bearer <METRICS_TOKEN>. Without it: loopback clients only.',
+        security: [{ MetricsToken: [] }, {}],
+        responses: {
+          '200': { description: 'Metrics.', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '401': errorResponse('METRICS_TOKEN is set and the bearer token is missing or wrong.', ['unauthorized']),
+          '403': errorResponse('METRICS_TOKEN is unset and the client is not on loopback.', ['forbidden']),
+        },
       },
     },
     '/openapi.json': {
@@ -359,6 +364,7 @@ function components(): Json {
         description: 'GET /v1/chart only: with key_id and exp (Unix seconds, at most a year ahead); sig is HMAC-SHA256 (hex) of the raw query string before &sig=, keyed with the signing secret.',
       },
       BearerSession: { type: 'http', scheme: 'bearer', description: 'Session token (Authorization: Bearer <SESSION_TOKEN>), issued by `chartshot sessions create`.' },
+      MetricsToken: { type: 'http', scheme: 'bearer', description: 'GET /metrics only: Authorization: Bearer <METRICS_TOKEN>, when the operator set one.' },
     },
     headers: {
       'X-RateLimit-Limit': intHeader('Requests allowed in the current window.'),

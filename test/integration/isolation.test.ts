@@ -129,8 +129,9 @@ describe('page state is private to one render (issue 11)', function () {
     } finally {
       await Promise.all([c1.detach(), c2.detach()]).catch(() => {});
     }
-    // Function renders on both pages at once: each page is reset afterwards.
-    await Promise.all([render(keyB, titled('function () { return "reset"; }')), render(keyB, titled('function () { return "reset"; }'))]);
+    // Function renders on both pages at once (two different requests: identical ones would be
+    // coalesced into one render on one page): each page is reset afterwards.
+    await Promise.all([render(keyB, titled('function () { return "reset 1"; }')), render(keyB, titled('function () { return "reset 2"; }'))]);
     await idle();
     for (const p of await pages()) {
       const c = await p.createCDPSession();
