@@ -33,18 +33,6 @@
   var strCharCodeAt = String.prototype.charCodeAt;
   var perfNow = performance.now;
   var perf = performance;
-  var nodeFirstChild = getter(Node.prototype, 'firstChild');
-  var nodeNextSibling = getter(Node.prototype, 'nextSibling');
-  var nodeType = getter(Node.prototype, 'nodeType');
-  var elNamespace = getter(Element.prototype, 'namespaceURI');
-  var elLocalName = getter(Element.prototype, 'localName');
-  var elAttributes = getter(Element.prototype, 'attributes');
-  var mapLength = getter(NamedNodeMap.prototype, 'length');
-  var mapItem = NamedNodeMap.prototype.item;
-  var attrNamespace = getter(Attr.prototype, 'namespaceURI');
-  var attrLocalName = getter(Attr.prototype, 'localName');
-  var attrValue = getter(Attr.prototype, 'value');
-  var charData = getter(CharacterData.prototype, 'data');
 
   function now() { return apply(perfNow, perf, []); }
   function charAt(s, i) { return apply(strCharCodeAt, s, [i]); }
