@@ -127,7 +127,7 @@ export function estimateWaitMs(ahead: number, slots: number, holdMs: number): nu
   return ((ahead + 1) * holdMs) / Math.max(1, slots);
 }
 
-export type RefusalReason = 'overloaded' | 'queue_full' | 'timeout' | 'displaced' | 'closing';
+export type RefusalReason = 'overloaded' | 'queue_full' | 'timeout' | 'displaced' | 'closing' | 'aborted';
 
 /** Why a request got no slot; retryAfterMs is the estimated time until one would be free. */
 export class AdmissionRefused extends Error {
@@ -157,6 +157,8 @@ export interface AdmissionStats {
   refusedEarly: number;
   displaced: number;
   timedOut: number;
+  /** Requests that left the queue because their client went away (AbortSignal). */
+  abandoned: number;
   avgHoldMs: number;
 }
 
@@ -165,13 +167,20 @@ interface Waiter {
   resolve: () => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout | undefined;
+  /** Removes the abort listener (once the waiter is served, refused or gone). */
+  unlisten: (() => void) | undefined;
+}
+
+function settle(w: Waiter): void {
+  clearTimeout(w.timer);
+  w.unlisten?.();
 }
 
 export class AdmissionGate {
   private free: number;
   private readonly queue = new FairQueue<Waiter>();
   private readonly hold: Ewma;
-  private counters = { refusedEarly: 0, displaced: 0, timedOut: 0 };
+  private counters = { refusedEarly: 0, displaced: 0, timedOut: 0, abandoned: 0 };
 
   constructor(private readonly opts: AdmissionOptions) {
     this.free = Math.max(1, opts.slots);
@@ -183,9 +192,15 @@ export class AdmissionGate {
    * a promise that resolves once a slot is handed to this request, or rejects with
    * AdmissionRefused (at once when the estimated wait exceeds maxWaitMs or the queue is full,
    * later when the wait runs out or a lighter owner displaces it). Every success must be
-   * paired with exactly one leave().
+   * paired with exactly one leave(). A request whose `signal` aborts (its client went away)
+   * leaves the queue at once and is refused with reason 'aborted'; one aborted before it
+   * came is refused without taking a slot.
    */
-  enter(owner: string): Promise<void> | null {
+  enter(owner: string, signal?: AbortSignal): Promise<void> | null {
+    if (signal?.aborted) {
+      this.counters.abandoned++;
+      return Promise.reject(new AdmissionRefused('aborted', 0, 'the client went away'));
+    }
     if (this.free > 0) {
       this.free--;
       return null;
@@ -205,17 +220,28 @@ export class AdmissionGate {
         return Promise.reject(new AdmissionRefused('queue_full', this.drainMs(), 'render queue is full'));
       }
       const victim = this.queue.popNewest(top.owner)!;
-      clearTimeout(victim.timer);
+      settle(victim);
       this.counters.displaced++;
       victim.reject(new AdmissionRefused('displaced', this.drainMs(), 'render queue is full'));
     }
     return new Promise<void>((resolve, reject) => {
-      const w: Waiter = { owner, resolve, reject, timer: undefined };
+      const w: Waiter = { owner, resolve, reject, timer: undefined, unlisten: undefined };
       w.timer = setTimeout(() => {
         if (!this.queue.remove(w.owner, w)) return;
+        settle(w);
         this.counters.timedOut++;
         reject(new AdmissionRefused('timeout', this.drainMs(), `no renderer free within ${this.opts.maxWaitMs} ms`));
       }, this.opts.maxWaitMs);
+      if (signal) {
+        const onAbort = () => {
+          if (!this.queue.remove(w.owner, w)) return;
+          settle(w);
+          this.counters.abandoned++;
+          reject(new AdmissionRefused('aborted', 0, 'the client went away'));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        w.unlisten = () => signal.removeEventListener('abort', onAbort);
+      }
       this.queue.push(owner, w);
     });
   }
@@ -229,14 +255,14 @@ export class AdmissionGate {
       this.free = Math.min(this.free + 1, this.opts.slots);
       return;
     }
-    clearTimeout(w.timer);
+    settle(w);
     w.resolve();
   }
 
   /** Refuses everyone waiting (shutdown). */
   close(): void {
     for (let w = this.queue.shift(); w; w = this.queue.shift()) {
-      clearTimeout(w.timer);
+      settle(w);
       w.reject(new AdmissionRefused('closing', 1000, 'shutting down'));
     }
   }

@@ -1,47 +1,19 @@
-// A pool of pre-warmed Chromium pages, each with the harness loaded. Every lease is given
-// back in `finally`; a page that failed, timed out or crashed is destroyed, a page that ran
-// caller code is reloaded before anyone else may use it, and pages recycle after a
-// staggered number of renders.
+// A pool of pre-warmed Chromium pages, each with the harness loaded: the browser it runs in
+// (launched, watched, relaunched), the page factory, leasing through the admission gate and
+// recycling. Every lease is given back in `finally`; a page that failed, timed out or crashed
+// is destroyed, a page that ran caller code is reset (page.ts) before anyone else may use it,
+// and pages recycle after a staggered number of renders. Page mechanics live in page.ts,
+// invoice printing in printer.ts.
 import genericPool, { type Pool } from 'generic-pool';
-import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser, type SandboxMode } from './browser.js';
 import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admission.js';
-import { HARNESS_ORIGIN, HARNESS_URL, loadHarnessFiles, type HarnessFile } from './harness.js';
+import { HARNESS_ORIGIN, loadHarnessFiles, type HarnessFile } from './harness.js';
+import { RenderError, RenderPage, WARMUP, quietDomains, sleep, withDeadline, type PageRequest, type PageResult } from './page.js';
+import { DocumentPrinter } from './printer.js';
 import type { Logger } from '../log.js';
 
-export interface PageRequest {
-  config: Record<string, unknown>;
-  width: number;
-  height: number;
-  format: 'png' | 'svg';
-  backgroundColor: string | null;
-  allowFunctions: boolean;
-  watermark: string | null;
-  /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
-   *  refused inside the page, so the bytes never cross CDP. Absent: the page's own ceiling. */
-  maxImageBytes?: number;
-}
-
-export interface PageResult {
-  /** Base64 PNG, or SVG text. */
-  data: string;
-  /** Time spent inside the page, ms. */
-  ms: number;
-  ranFunctions: boolean;
-}
-
-/** Why a render did not produce an image. `config` = the chart config itself was refused by Chart.js. */
-export class RenderError extends Error {
-  constructor(
-    readonly kind: 'config' | 'timeout' | 'crash' | 'busy' | 'too_large',
-    message: string,
-    /** busy only: the estimated time until a page would be free (Retry-After). */
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-    this.name = 'RenderError';
-  }
-}
+export { RenderError, type PageRequest, type PageResult } from './page.js';
 
 export interface PoolOptions {
   chromiumPath: string;
@@ -69,6 +41,8 @@ export interface PoolStats {
   browserConnected: boolean;
   /** Pages whose renderer process crashed or was killed (each is replaced). */
   pagesCrashed?: number;
+  /** Renders started on a page (requests that left the queue never count). */
+  renders?: number;
   /** The admission queue in front of the pages (see admission.ts). */
   admission?: AdmissionStats;
   /** How Chromium is contained (browser.ts); absent before the first launch. */
@@ -86,87 +60,6 @@ export interface RendererInfo {
   uid: number;
 }
 
-const CALL_RENDER = 'function (req) { return window.chartshot.render(req); }';
-const CALL_FLOOR = 'function (req, n) { return window.chartshot.floor(req, n); }';
-
-const WARMUP: PageRequest = {
-  config: {
-    type: 'bar',
-    data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'warm', data: [1, 2, 3] }] },
-    options: { plugins: { title: { display: true, text: 'warm' } } },
-  },
-  width: 320,
-  height: 200,
-  format: 'png',
-  backgroundColor: '#fff',
-  allowFunctions: false,
-  watermark: null,
-};
-
-class RenderPage {
-  renders = 0;
-  dead = false;
-  windowId = '';
-  /** Rejects when the page's renderer crashes or the page closes: raced against every render. */
-  readonly crashed: Promise<never>;
-  private failCrashed!: (e: Error) => void;
-
-  constructor(
-    readonly id: number,
-    /** The page's own browser context: storage, cookies and caches shared with no other page. */
-    readonly context: BrowserContext,
-    readonly page: Page,
-    readonly cdp: CDPSession,
-    readonly maxRenders: number,
-  ) {
-    this.crashed = new Promise<never>((_, reject) => {
-      this.failCrashed = reject;
-    });
-    this.crashed.catch(() => {});
-  }
-
-  markDead(reason: string): void {
-    if (this.dead) return;
-    this.dead = true;
-    this.failCrashed(new RenderError('crash', reason));
-  }
-}
-
-/**
- * The request as it crosses CDP: the config travels as a JSON string, which the page parses
- * with JSON.parse. Chromium turns a protocol object argument into a V8 object about four times
- * slower (5,000 points: 30 ms as an object, 7 ms as a string). Still data, never code.
- */
-function toWire(req: PageRequest): Omit<PageRequest, 'config'> & { configJson: string } {
-  const { config, ...rest } = req;
-  return { ...rest, configJson: JSON.stringify(config) };
-}
-
-async function quietDomains(page: Page): Promise<void> {
-  const client = (page as unknown as { _client(): CDPSession })._client();
-  await client.send('Network.disable');
-  await client.send('Audits.disable');
-  await client.send('Log.disable');
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export class PagePool {
   private pool!: Pool<RenderPage>;
   private files: Map<string, HarnessFile>;
@@ -174,7 +67,7 @@ export class PagePool {
   private launching: Promise<LaunchedBrowser> | null = null;
   private closing = false;
   private nextPageId = 1;
-  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0 };
+  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0, renders: 0 };
   /**
    * Who may lease a page next. generic-pool's own queue is strictly FIFO and only refuses when
    * full or when the wait ran out; the gate in front of it holds one slot per page, serves
@@ -186,8 +79,7 @@ export class PagePool {
   private readonly gate: AdmissionGate;
   /** Invoice prints: a gate of their own (default one at a time), so a burst of downloads
    *  opens at most that many extra pages and never takes a render's page. */
-  private readonly printGate: AdmissionGate;
-  private printCounters = { running: 0, printed: 0 };
+  private readonly printer: DocumentPrinter;
   /** The sandbox mode the first launch settled on (relaunches reuse it), and Chromium's uid. */
   private sandboxMode: SandboxMode | undefined;
   private chromiumUid = -1;
@@ -201,12 +93,10 @@ export class PagePool {
   ) {
     this.files = loadHarnessFiles(opts.harnessDir);
     this.gate = new AdmissionGate({ slots: opts.size, maxQueue: opts.maxQueue, maxWaitMs: opts.acquireTimeoutMs });
-    this.printGate = new AdmissionGate({
-      slots: opts.maxPrints ?? 1,
-      maxQueue: opts.maxPrintQueue ?? 8,
-      maxWaitMs: Math.max(opts.acquireTimeoutMs, 5000),
-      initialHoldMs: 300,
-    });
+    this.printer = new DocumentPrinter(
+      { maxPrints: opts.maxPrints, maxPrintQueue: opts.maxPrintQueue, acquireTimeoutMs: opts.acquireTimeoutMs },
+      async () => (await this.browser()).browser,
+    );
   }
 
   /** Launches the browser and pre-warms every page; resolves when the pool is full. */
@@ -286,7 +176,7 @@ export class PagePool {
       // Stagger recycling so the pages never all reload at once.
       const maxRenders = Math.round(this.opts.pageMaxRenders * (1 + ((id % this.opts.size) / this.opts.size) * 0.5));
       const cdp = await page.createCDPSession();
-      const rp = new RenderPage(id, context, page, cdp, maxRenders);
+      const rp = new RenderPage(id, context, page, cdp, maxRenders, this.opts.renderTimeoutMs);
       page.on('error', (err) => {
         // A renderer crash (memory bomb, killed process): evaluates on it would hang, and
         // isClosed() stays false, so the page is marked dead here and replaced on return.
@@ -299,12 +189,10 @@ export class PagePool {
       page.on('request', (req) => this.intercept(req));
       // every document of the page, iframes caller code creates included: no console, no network APIs
       await page.evaluateOnNewDocument(this.files.get('/lockdown.js')!.body.toString('utf8'));
-      // Network, Audits and Log events carry each URL the page tries, in full, to Node (a loop of
-      // new Image().src = <1 MB URL> moved 2 MB per attempt); interception needs only Fetch.
       await quietDomains(page);
-      await this.loadHarness(rp, 15000, false);
-      await this.callRender(rp, WARMUP);
-      await this.callRender(rp, { ...WARMUP, format: 'svg' });
+      await rp.load(15000, false);
+      await rp.render(WARMUP);
+      await rp.render({ ...WARMUP, format: 'svg' });
       this.livePages.add(rp);
       this.counters.pagesCreated++;
       return rp;
@@ -330,35 +218,6 @@ export class PagePool {
     void req.abort('blockedbyclient').catch(() => {});
   }
 
-  /** Reloads the harness. A reset of a page that ran caller code gets a shorter deadline than a
-   *  first load: a page whose script keeps its main thread busy (a timer looping after the
-   *  render returned) cannot navigate, and is better replaced than waited for. */
-  private async loadHarness(rp: RenderPage, deadlineMs: number, reset: boolean): Promise<void> {
-    await withDeadline(rp.page.goto(HARNESS_URL, { waitUntil: 'load' }), deadlineMs, 'harness load');
-    // After the navigation, so nothing the previous document ran (timers, unload handlers) can
-    // write again: IndexedDB, Cache Storage, service workers, cookies of the page's own context
-    // (a new page's context is empty). About 5 ms.
-    if (reset) {
-      await withDeadline(
-        Promise.all([
-          rp.cdp.send('Storage.clearDataForOrigin', { origin: HARNESS_ORIGIN, storageTypes: 'all' }),
-          rp.cdp.send('Network.clearBrowserCookies'),
-        ]),
-        deadlineMs,
-        'storage clear',
-      );
-    }
-    // sessionStorage and window.name survive a same-origin navigation in a tab; local storage is
-    // cleared in the page as well so its in-renderer copy cannot lag the clear above. The new
-    // document runs only the harness yet, so these are the browser's own functions.
-    const res = (await rp.cdp.send('Runtime.evaluate', {
-      expression:
-        "(function () { localStorage.clear(); sessionStorage.clear(); window.name = ''; return window.chartshot && window.chartshot.ready === true ? window : null; })()",
-    })) as { result: { objectId?: string } };
-    if (!res.result.objectId) throw new Error('harness did not become ready');
-    rp.windowId = res.result.objectId;
-  }
-
   private async destroyPage(rp: RenderPage): Promise<void> {
     this.livePages.delete(rp);
     this.counters.pagesDestroyed++;
@@ -371,88 +230,54 @@ export class PagePool {
     }
   }
 
-  private async callRender(rp: RenderPage, req: PageRequest): Promise<PageResult> {
-    return this.call<PageResult>(rp, CALL_RENDER, [toWire(req)]);
-  }
-
-  private async call<T>(rp: RenderPage, fn: string, args: unknown[]): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        rp.markDead('render timed out');
-        // Stops an infinite loop in a callback within milliseconds (FIELD-NOTES).
-        rp.cdp.send('Runtime.terminateExecution').catch(() => {});
-        reject(new RenderError('timeout', `render took longer than ${this.opts.renderTimeoutMs} ms`));
-      }, this.opts.renderTimeoutMs);
-    });
-    try {
-      const res = (await Promise.race([
-        rp.cdp.send('Runtime.callFunctionOn', {
-          functionDeclaration: fn,
-          objectId: rp.windowId,
-          arguments: args.map((value) => ({ value })),
-          returnByValue: true,
-          awaitPromise: true,
-        }),
-        timeout,
-        rp.crashed,
-      ])) as { result: { value?: unknown }; exceptionDetails?: { text?: string; exception?: { description?: string } } };
-      if (res.exceptionDetails) {
-        const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
-        throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
-      }
-      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean; imageBytes?: number } | undefined;
-      if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
-      if (value.ok === false) {
-        throw new RenderError(typeof value.imageBytes === 'number' ? 'too_large' : 'config', String(value.error).slice(0, 300));
-      }
-      return value as T;
-    } catch (err) {
-      if (err instanceof RenderError) throw err;
-      rp.markDead('protocol error');
-      throw new RenderError('crash', (err as Error).message);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   /**
    * A slot of the gate for `owner`, then a page. The slot is given back by giveBack(), or here
    * when no page comes (generic-pool's acquire timeout: the pool is refilling after a crash).
+   * A request whose `signal` aborts while it waits leaves the queue and takes no page.
    */
-  private async acquire(owner: string): Promise<RenderPage> {
+  private async acquire(owner: string, signal?: AbortSignal): Promise<RenderPage> {
     if (this.closing) throw new RenderError('busy', 'shutting down');
-    const wait = this.gate.enter(owner);
+    const wait = this.gate.enter(owner, signal);
     if (wait) {
       try {
         await wait;
       } catch (err) {
-        this.counters.queueRejections++;
+        const gone = err instanceof AdmissionRefused && err.reason === 'aborted';
+        if (!gone) this.counters.queueRejections++;
         const e = err as Error;
         throw new RenderError('busy', e.message, err instanceof AdmissionRefused ? err.retryAfterMs : undefined);
       }
     }
+    let rp: RenderPage;
     try {
       if (this.closing) throw new Error('shutting down');
-      return await this.pool.acquire();
+      rp = await this.pool.acquire();
     } catch (err) {
       this.gate.leave();
       this.counters.queueRejections++;
       const msg = (err as Error).message;
       throw new RenderError('busy', /waitingClients/.test(msg) ? 'render queue is full' : /shutting down|draining/.test(msg) ? 'shutting down' : 'no renderer free in time');
     }
+    if (signal?.aborted) {
+      // gone while generic-pool found the page: nothing ran on it, so no reset
+      void this.giveBack(rp, false, undefined);
+      throw new RenderError('busy', 'the client went away');
+    }
+    return rp;
   }
 
   /**
    * Renders on a leased page; the page is given back (or replaced) without delaying the caller.
-   * `owner` (an account, a client address) is whom the admission queue keeps fair between.
+   * `owner` (an account, a client address) is whom the admission queue keeps fair between;
+   * `signal` (the client's connection) takes the request out of the queue when it aborts.
    */
-  async render(req: PageRequest, owner = ''): Promise<PageResult> {
-    const rp = await this.acquire(owner);
+  async render(req: PageRequest, owner = '', signal?: AbortSignal): Promise<PageResult> {
+    const rp = await this.acquire(owner, signal);
     const leased = performance.now();
     let reset = false;
     try {
-      const res = await this.callRender(rp, req);
+      this.counters.renders++;
+      const res = await rp.render(req);
       rp.renders++;
       reset = res.ranFunctions;
       return res;
@@ -469,52 +294,17 @@ export class PagePool {
   async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
     const rp = await this.acquire('');
     try {
-      return await this.call<{ msPerRender: number }>(rp, CALL_FLOOR, [toWire(req), n]);
+      return await rp.floor(req, n);
     } finally {
       // n renders in one lease: not a sample of the usual hold time
       void this.giveBack(rp, false, undefined);
     }
   }
 
-  /**
-   * A document (an invoice) printed to PDF by the same browser, on a fresh page in a context of
-   * its own, JavaScript off and every request blocked (data: URLs aside), closed afterwards.
-   * Prints pass a gate of their own (maxPrints at once, a bounded fair queue, 503 past it), so
-   * a burst of downloads never opens more pages than that nor takes a render's page.
-   */
-  async pdfFromHtml(html: string, owner = '', timeoutMs = 15000): Promise<Buffer> {
-    if (this.closing) throw new RenderError('busy', 'shutting down');
-    const wait = this.printGate.enter(owner);
-    if (wait) {
-      try {
-        await wait;
-      } catch (err) {
-        throw new RenderError('busy', `document printer busy: ${(err as Error).message}`, err instanceof AdmissionRefused ? err.retryAfterMs : undefined);
-      }
-    }
-    const started = performance.now();
-    this.printCounters.running++;
-    let context: BrowserContext | undefined;
-    try {
-      if (this.closing) throw new RenderError('busy', 'shutting down');
-      const lb = await this.browser();
-      context = await withDeadline(lb.browser.createBrowserContext(), timeoutMs, 'new context');
-      const page: Page = await withDeadline(context.newPage(), timeoutMs, 'new page');
-      await page.setJavaScriptEnabled(false);
-      await page.setRequestInterception(true);
-      page.on('request', (req) => {
-        const p = req.url().startsWith('data:') ? req.continue() : req.abort('blockedbyclient');
-        void p.catch(() => {});
-      });
-      await withDeadline(page.setContent(html, { waitUntil: 'load' }), timeoutMs, 'document load');
-      const pdf = await withDeadline(page.pdf({ format: 'A4', printBackground: true }), timeoutMs, 'pdf');
-      this.printCounters.printed++;
-      return Buffer.from(pdf);
-    } finally {
-      if (context) await withDeadline(context.close(), 3000, 'context close').catch(() => {});
-      this.printCounters.running--;
-      this.printGate.leave(performance.now() - started);
-    }
+  /** An invoice printed to PDF by the same browser (printer.ts). */
+  pdfFromHtml(html: string, owner = '', timeoutMs = 15000): Promise<Buffer> {
+    if (this.closing) return Promise.reject(new RenderError('busy', 'shutting down'));
+    return this.printer.pdfFromHtml(html, owner, timeoutMs);
   }
 
   /** Returns (or replaces) a page, then frees its gate slot: exactly once per lease. `leased`
@@ -527,7 +317,7 @@ export class PagePool {
       }
       if (reset) {
         try {
-          await this.loadHarness(rp, Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
+          await rp.load(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
         } catch (err) {
           this.log.warn({ err }, 'page reset failed; replacing it');
           await this.pool.destroy(rp);
@@ -553,7 +343,7 @@ export class PagePool {
       browserConnected: this.current?.browser.connected === true,
       admission: this.gate.stats(),
       ...(this.sandboxMode && { renderer: this.rendererInfo() }),
-      prints: { ...this.printCounters, waiting: this.printGate.stats().waiting },
+      prints: this.printer.stats(),
     };
   }
 
@@ -576,7 +366,7 @@ export class PagePool {
     this.closing = true;
     // Whoever still waits for a page gets a clean 503 now rather than a drained pool later.
     this.gate.close();
-    this.printGate.close();
+    this.printer.close();
     if (this.pool) {
       await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) =>
         this.log.warn({ err }, 'pool drain incomplete'),

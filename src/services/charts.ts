@@ -60,6 +60,8 @@ export interface GenerateOptions {
    * "function(){...}" is text there, never code.
    */
   allowFunctions?: boolean;
+  /** Aborts when the client goes away: a request still queued for a page leaves the queue. */
+  signal?: AbortSignal;
 }
 
 export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: GenerateOptions = {}): RenderRequest {
@@ -84,8 +86,8 @@ export class ChartService {
   ) {}
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
-  async renderForCaller(auth: AuthContext, fields: ChartFields): Promise<RenderedImage> {
-    return this.generate(auth, fields, async (_req, img) => img);
+  async renderForCaller(auth: AuthContext, fields: ChartFields, signal?: AbortSignal): Promise<RenderedImage> {
+    return this.generate(auth, fields, async (_req, img) => img, { signal });
   }
 
   /**
@@ -107,7 +109,7 @@ export class ChartService {
     let img: RenderedImage;
     let countedInKeep = false;
     try {
-      img = await this.renderer.render(req, renderOwner.account(auth.account.id));
+      img = await this.renderer.render(req, renderOwner.account(auth.account.id), undefined, opts.signal);
       const rendered = img;
       kept = await keep(req, img, async (write) => {
         countedInKeep = true;

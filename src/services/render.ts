@@ -57,8 +57,16 @@ export function imageLimit(format: Format, width: number, height: number, max: n
   return max === undefined ? area : Math.min(max, area);
 }
 
+/** A render in flight, shared by every identical request; aborted only when all of them left. */
+interface Flight {
+  result: Promise<Omit<RenderedImage, 'coalesced' | 'digest'>>;
+  abort: AbortController;
+  /** Callers still waiting for it (their clients have not gone away). */
+  waiting: number;
+}
+
 export class RenderService {
-  private readonly inFlight = new Map<string, Promise<Omit<RenderedImage, 'coalesced' | 'digest'>>>();
+  private readonly inFlight = new Map<string, Flight>();
 
   constructor(
     private readonly pool: PagePool,
@@ -71,22 +79,37 @@ export class RenderService {
    * the caller for the pool's fair admission queue (an account id, a client address): under
    * overload each owner waits in its own line, served in turn. A request that joins a render
    * in flight costs no page and is not queued. `digest` is requestDigest(req) when the caller
-   * has already computed it (hashing a 5,000-point config costs a few ms).
+   * has already computed it (hashing a 5,000-point config costs a few ms). `signal` aborts when
+   * the client goes away: a render every caller of which has gone leaves the admission queue.
    */
-  async render(req: RenderRequest, owner?: string, digest = requestDigest(req)): Promise<RenderedImage> {
+  async render(req: RenderRequest, owner?: string, digest = requestDigest(req), signal?: AbortSignal): Promise<RenderedImage> {
     const key = digest;
-    const shared = this.inFlight.get(key);
-    if (shared) return { ...(await shared), coalesced: true, digest };
-    const p = this.renderNow(req, owner);
-    this.inFlight.set(key, p);
+    let flight = this.inFlight.get(key);
+    const coalesced = flight !== undefined;
+    if (!flight) {
+      const abort = new AbortController();
+      flight = { result: this.renderNow(req, owner, abort.signal), abort, waiting: 0 };
+      this.inFlight.set(key, flight);
+    }
+    const f = flight;
+    f.waiting++;
+    const left = () => {
+      if (--f.waiting > 0) return;
+      f.abort.abort();
+      // a request arriving now starts a render of its own rather than joining an abandoned one
+      if (this.inFlight.get(key) === f) this.inFlight.delete(key);
+    };
+    if (signal?.aborted) left();
+    else signal?.addEventListener('abort', left, { once: true });
     try {
-      return { ...(await p), coalesced: false, digest };
+      return { ...(await f.result), coalesced, digest };
     } finally {
-      this.inFlight.delete(key);
+      signal?.removeEventListener('abort', left);
+      if (!coalesced && this.inFlight.get(key) === f) this.inFlight.delete(key);
     }
   }
 
-  private async renderNow(req: RenderRequest, owner: string | undefined): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {
+  private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {
     const started = performance.now();
     try {
       const res = await this.pool.render(
@@ -101,6 +124,7 @@ export class RenderService {
           maxImageBytes: imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes),
         },
         owner,
+        signal,
       );
       let body: Buffer = req.format === 'svg' ? Buffer.from(res.data, 'utf8') : Buffer.from(res.data, 'base64');
       if (req.format === 'pdf') body = await pngToPdf(body, req.width, req.height);

@@ -250,4 +250,35 @@ describe('AdmissionGate', () => {
     g.leave(); // no sample
     expect(g.stats().avgHoldMs).to.be.closeTo(400, 5);
   });
+
+  it('a waiter whose signal aborts leaves the queue at once and takes no slot (issue 12)', async () => {
+    const g = new AdmissionGate({ slots: 1, maxQueue: 10, maxWaitMs: 60000 });
+    expect(g.enter('a')).to.equal(null);
+    const gone = new AbortController();
+    const stays = new AbortController();
+    const p1 = g.enter('a', gone.signal)!;
+    const p2 = g.enter('b', stays.signal)!;
+    expect(g.stats().waiting).to.equal(2);
+    gone.abort();
+    const err = await p1.then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(AdmissionRefused);
+    expect((err as AdmissionRefused).reason).to.equal('aborted');
+    expect(g.stats()).to.include({ waiting: 1, abandoned: 1, timedOut: 0 });
+    // the slot goes to the one still waiting, not to the one that left
+    g.leave();
+    await p2;
+    expect(g.stats().waiting).to.equal(0);
+    // an abort after being served changes nothing
+    stays.abort();
+    expect(g.stats().abandoned).to.equal(1);
+  });
+
+  it('a signal already aborted is refused without taking a free slot', async () => {
+    const g = new AdmissionGate({ slots: 1, maxQueue: 10, maxWaitMs: 60000 });
+    const err = await g.enter('a', AbortSignal.abort())!.then(() => null, (e: unknown) => e);
+    expect((err as AdmissionRefused).reason).to.equal('aborted');
+    // the slot is still free
+    expect(g.enter('b')).to.equal(null);
+    expect(g.stats().abandoned).to.equal(1);
+  });
 });

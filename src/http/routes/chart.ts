@@ -7,6 +7,7 @@ import { chartRequestBodySchema, chartRequestQuerySchema } from '../schemas/char
 import type { RenderedImage } from '../../services/render.js';
 import type { Context } from 'koa';
 import { setImageHeaders } from '../imageHeaders.js';
+import { clientSignal } from '../clientGone.js';
 
 export function sendImage(ctx: Context, img: RenderedImage): void {
   ctx.status = 200;
@@ -18,9 +19,9 @@ export function sendImage(ctx: Context, img: RenderedImage): void {
 
 export function chartRoutes(router: Router, deps: AppDeps): void {
   router.get('/v1/chart', apiKeyAuth(deps.accounts, { allowSigned: true }), rateLimit(deps), validate(chartRequestQuerySchema, 'query'), async (ctx) => {
-    sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input));
+    sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input, clientSignal(ctx)));
   });
   router.post('/v1/chart', apiKeyAuth(deps.accounts), rateLimit(deps), validate(chartRequestBodySchema, 'body'), async (ctx) => {
-    sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input));
+    sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input, clientSignal(ctx)));
   });
 }

@@ -1,0 +1,207 @@
+// One renderer page: a Chromium tab in a browser context of its own with the harness loaded,
+// the CDP call protocol that runs a render on it, and the reset that gives the next caller a
+// clean document. Nothing here leases or recycles pages (pool.ts does).
+import type { BrowserContext, CDPSession, Page } from 'puppeteer-core';
+import { HARNESS_ORIGIN, HARNESS_URL } from './harness.js';
+
+export interface PageRequest {
+  config: Record<string, unknown>;
+  /** JSON.stringify(config), when the caller already has it: the page receives this text as is. */
+  configJson?: string;
+  width: number;
+  height: number;
+  format: 'png' | 'svg';
+  backgroundColor: string | null;
+  allowFunctions: boolean;
+  watermark: string | null;
+  /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
+   *  refused inside the page, so the bytes never cross CDP. Absent: the page's own ceiling. */
+  maxImageBytes?: number;
+}
+
+export interface PageResult {
+  /** Base64 PNG, or SVG text. */
+  data: string;
+  /** Time spent inside the page, ms. */
+  ms: number;
+  ranFunctions: boolean;
+}
+
+/** Why a render did not produce an image. `config` = the chart config itself was refused by Chart.js. */
+export class RenderError extends Error {
+  constructor(
+    readonly kind: 'config' | 'timeout' | 'crash' | 'busy' | 'too_large',
+    message: string,
+    /** busy only: the estimated time until a page would be free (Retry-After). */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'RenderError';
+  }
+}
+
+const CALL_RENDER = 'function (req) { return window.chartshot.render(req); }';
+const CALL_FLOOR = 'function (req, n) { return window.chartshot.floor(req, n); }';
+
+export const WARMUP: PageRequest = {
+  config: {
+    type: 'bar',
+    data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'warm', data: [1, 2, 3] }] },
+    options: { plugins: { title: { display: true, text: 'warm' } } },
+  },
+  width: 320,
+  height: 200,
+  format: 'png',
+  backgroundColor: '#fff',
+  allowFunctions: false,
+  watermark: null,
+};
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The request as it crosses CDP: the config travels as a JSON string, which the page parses
+ * with JSON.parse. Chromium turns a protocol object argument into a V8 object about four times
+ * slower (5,000 points: 30 ms as an object, 7 ms as a string). Still data, never code.
+ */
+export function toWire(req: PageRequest): Omit<PageRequest, 'config' | 'configJson'> & { configJson: string } {
+  const { config, configJson, ...rest } = req;
+  return { ...rest, configJson: configJson ?? JSON.stringify(config) };
+}
+
+/** Network, Audits and Log events carry each URL the page tries, in full, to Node (a loop of
+ *  new Image().src = <1 MB URL> moved 2 MB per attempt); interception needs only Fetch. */
+export async function quietDomains(page: Page): Promise<void> {
+  const client = (page as unknown as { _client(): CDPSession })._client();
+  await client.send('Network.disable');
+  await client.send('Audits.disable');
+  await client.send('Log.disable');
+}
+
+export class RenderPage {
+  renders = 0;
+  dead = false;
+  windowId = '';
+  /** Rejects when the page's renderer crashes or the page closes: raced against every render. */
+  readonly crashed: Promise<never>;
+  private failCrashed!: (e: Error) => void;
+
+  constructor(
+    readonly id: number,
+    /** The page's own browser context: storage, cookies and caches shared with no other page. */
+    readonly context: BrowserContext,
+    readonly page: Page,
+    readonly cdp: CDPSession,
+    readonly maxRenders: number,
+    private readonly renderTimeoutMs: number,
+  ) {
+    this.crashed = new Promise<never>((_, reject) => {
+      this.failCrashed = reject;
+    });
+    this.crashed.catch(() => {});
+  }
+
+  markDead(reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.failCrashed(new RenderError('crash', reason));
+  }
+
+  render(req: PageRequest): Promise<PageResult> {
+    return this.call<PageResult>(CALL_RENDER, [toWire(req)]);
+  }
+
+  /** The in-page floor: how long Chart.js itself takes per render, n renders in one call. */
+  floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
+    return this.call<{ msPerRender: number }>(CALL_FLOOR, [toWire(req), n]);
+  }
+
+  /**
+   * Loads the harness. A reset (`reset`: the page ran caller code) also wipes the origin's
+   * storage and cookies; it gets a shorter deadline than a first load, since a page whose
+   * script keeps its main thread busy (a timer looping after the render returned) cannot
+   * navigate, and is better replaced than waited for.
+   */
+  async load(deadlineMs: number, reset: boolean): Promise<void> {
+    await withDeadline(this.page.goto(HARNESS_URL, { waitUntil: 'load' }), deadlineMs, 'harness load');
+    // After the navigation, so nothing the previous document ran (timers, unload handlers) can
+    // write again: IndexedDB, Cache Storage, service workers, cookies of the page's own context
+    // (a new page's context is empty). About 5 ms.
+    if (reset) {
+      await withDeadline(
+        Promise.all([
+          this.cdp.send('Storage.clearDataForOrigin', { origin: HARNESS_ORIGIN, storageTypes: 'all' }),
+          this.cdp.send('Network.clearBrowserCookies'),
+        ]),
+        deadlineMs,
+        'storage clear',
+      );
+    }
+    // sessionStorage and window.name survive a same-origin navigation in a tab; local storage is
+    // cleared in the page as well so its in-renderer copy cannot lag the clear above. The new
+    // document runs only the harness yet, so these are the browser's own functions.
+    const res = (await this.cdp.send('Runtime.evaluate', {
+      expression:
+        "(function () { localStorage.clear(); sessionStorage.clear(); window.name = ''; return window.chartshot && window.chartshot.ready === true ? window : null; })()",
+    })) as { result: { objectId?: string } };
+    if (!res.result.objectId) throw new Error('harness did not become ready');
+    this.windowId = res.result.objectId;
+  }
+
+  private async call<T>(fn: string, args: unknown[]): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.markDead('render timed out');
+        // Stops an infinite loop in a callback within milliseconds (FIELD-NOTES).
+        this.cdp.send('Runtime.terminateExecution').catch(() => {});
+        reject(new RenderError('timeout', `render took longer than ${this.renderTimeoutMs} ms`));
+      }, this.renderTimeoutMs);
+    });
+    try {
+      const res = (await Promise.race([
+        this.cdp.send('Runtime.callFunctionOn', {
+          functionDeclaration: fn,
+          objectId: this.windowId,
+          arguments: args.map((value) => ({ value })),
+          returnByValue: true,
+          awaitPromise: true,
+        }),
+        timeout,
+        this.crashed,
+      ])) as { result: { value?: unknown }; exceptionDetails?: { text?: string; exception?: { description?: string } } };
+      if (res.exceptionDetails) {
+        const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
+        throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
+      }
+      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean; imageBytes?: number } | undefined;
+      if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
+      if (value.ok === false) {
+        throw new RenderError(typeof value.imageBytes === 'number' ? 'too_large' : 'config', String(value.error).slice(0, 300));
+      }
+      return value as T;
+    } catch (err) {
+      if (err instanceof RenderError) throw err;
+      this.markDead('protocol error');
+      throw new RenderError('crash', (err as Error).message);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

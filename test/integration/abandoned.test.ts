@@ -1,0 +1,65 @@
+// Issue 12 item 6: a client that disconnects while its request waits for a page leaves the
+// admission queue, so a burst of abandoned requests does not keep the pool busy. Real Chromium:
+// one page held by a slow render, N requests queued behind it, their clients gone.
+import { expect } from 'chai';
+import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Holds the page for a few seconds (the title callback spins), long enough to queue behind. */
+const BLOCKER = {
+  type: 'bar',
+  data: BAR.data,
+  options: { plugins: { title: { display: true, text: 'function(){ var t = Date.now(); while (Date.now() - t < 6000) {} return "slow"; }' } } },
+};
+
+describe('abandoned requests leave the queue (issue 12)', function () {
+  this.timeout(120000);
+  let s: TestServer;
+  let key: string;
+
+  before(async () => {
+    s = await startTestServer({ poolSize: 1, acquireTimeoutMs: 60000, renderTimeoutMs: 30000, maxQueue: 64 });
+    key = (await s.account('growth')).api_key;
+  });
+  after(async () => s?.stop());
+
+  const until = async (what: string, ok: () => boolean) => {
+    for (let i = 0; i < 3000 && !ok(); i++) await sleep(10);
+    expect(ok(), what).to.equal(true);
+  };
+
+  it('N queued requests whose clients disconnect leave the queue and never render', async () => {
+    const pool = s.deps.pool;
+    const blocker = post(s.url, '/v1/chart', { chart: BLOCKER, width: 300, height: 150 }, { 'x-api-key': key });
+    await until('the blocker holds the page', () => pool.stats().borrowed === 1);
+    const rendersBefore = pool.stats().renders!;
+    const abandonedBefore = pool.stats().admission!.abandoned;
+    const N = 6;
+    const clients = Array.from({ length: N }, () => new AbortController());
+    const queued = clients.map((c, i) =>
+      fetch(`${s.url}/v1/chart`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        // different widths: identical requests would share one render
+        body: JSON.stringify({ chart: BAR, width: 200 + i, height: 100 }),
+        signal: c.signal,
+      }).then(
+        () => 'answered',
+        () => 'aborted',
+      ),
+    );
+    await until(`${N} requests wait for the page`, () => pool.stats().admission!.waiting === N);
+    for (const c of clients) c.abort();
+    expect(await Promise.all(queued)).to.deep.equal(Array(N).fill('aborted'));
+    // they leave while the blocker still holds the page
+    await until('the queue is empty again', () => pool.stats().admission!.waiting === 0);
+    expect(pool.stats().borrowed).to.equal(1);
+    expect(pool.stats().admission!.abandoned - abandonedBefore).to.equal(N);
+    expect((await blocker).status).to.equal(200);
+    // served next, with nothing of the burst in front of it; the burst rendered nothing
+    const next = await post(s.url, '/v1/chart', { chart: BAR, width: 180, height: 100 }, { 'x-api-key': key });
+    expect(next.status).to.equal(200);
+    expect(pool.stats().renders! - rendersBefore).to.equal(1);
+  });
+});
