@@ -1,7 +1,8 @@
 // The renderer page's API, called by the Node side through CDP with one plain-data request:
 //   window.chartshot.render({ config, width, height, format: 'png'|'svg', backgroundColor, allowFunctions,
 //                             watermark, maxImageBytes })
-//     -> { ok: true, data, ms, ranFunctions } | { ok: false, error, ranFunctions, imageBytes? }
+//     -> { ok: true, data, ms, ranFunctions, needsReset } | { ok: false, error, ranFunctions, needsReset, imageBytes? }
+//   (needsReset: caller code ran that might have changed the page: reset it before reuse)
 //   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
 //   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
 (function () {
@@ -11,6 +12,8 @@
   var SvgContext = window.ChartshotSvgContext;
   var serializeSvg = window.ChartshotSerializeSvg;
   var pruneSvg = SvgContext && SvgContext.prototype.__prune;
+  // without it every function counts as impure (a reset after each function render)
+  var isPure = typeof window.ChartshotIsPure === 'function' ? window.ChartshotIsPure : function () { return false; };
   var MAX_DEPTH = 64;
   var MAX_SIDE = 16384;
   // Used when a request names no limit (the benchmark's floor): MAX_IMAGE_BYTES's default.
@@ -53,20 +56,34 @@
 
   // The Function constructor parses the parameter list and the body separately, so a string
   // like "function(){}), sideEffect(), (function(){}" cannot run anything at revival time.
-  function revive(s) {
+  // st.impure: set unless pure.js proves the function changes nothing outside its call (then
+  // the page needs no reset after this render); judged on exactly the text that is compiled.
+  function revive(s, st) {
     if (s.length > 100000) return null;
     var m = FN_RE.exec(s);
     try {
-      if (m) return new Function(m[1], m[2]);
+      if (m) {
+        var named = new Function(m[1], m[2]);
+        if (!isPure(m[1], m[2], false)) st.impure = true;
+        return named;
+      }
       m = ARROW_RE.exec(s);
       if (!m || !m[3]) return null;
       var params = m[1] !== undefined ? m[1] : m[2];
       var body = m[3];
       var fn = null;
+      var pure = false;
       if (body.charAt(0) === '{' && body.charAt(body.length - 1) === '}') {
-        try { fn = new Function(params, body.slice(1, -1)); } catch (e) { fn = null; }
+        try {
+          fn = new Function(params, body.slice(1, -1));
+          pure = isPure(params, body.slice(1, -1), false);
+        } catch (e) { fn = null; }
       }
-      if (!fn) fn = new Function(params, 'return (' + body + '\n);');
+      if (!fn) {
+        fn = new Function(params, 'return (' + body + '\n);');
+        pure = isPure(params, body, true);
+      }
+      if (!pure) st.impure = true;
       // arrow functions have no `this` of their own: bind it as an arrow written at top level would
       return fn.bind(undefined);
     } catch (e) {
@@ -89,7 +106,7 @@
   function copyConfig(value, depth, st, role) {
     if (typeof value === 'string') {
       if (st.allowFunctions && role !== 'text' && (value.indexOf('function') !== -1 || value.indexOf('=>') !== -1)) {
-        var fn = revive(value);
+        var fn = revive(value, st);
         if (fn) {
           st.ranFunctions = true;
           return fn;
@@ -389,7 +406,7 @@
 
   function render(req) {
     var t0 = now();
-    var st = { allowFunctions: false, ranFunctions: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
+    var st = { allowFunctions: false, ranFunctions: false, impure: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
     var handle = { chart: null, key: null };
     var result;
     try {
@@ -427,6 +444,8 @@
       }
     }
     result.ranFunctions = st.ranFunctions === true;
+    // false only when every function of the config was proven pure (pure.js): no reset needed
+    result.needsReset = st.impure === true;
     if (result.ok) result.ms = now() - t0;
     return result;
   }

@@ -25,6 +25,9 @@ export interface PageResult {
   /** Time spent inside the page, ms. */
   ms: number;
   ranFunctions: boolean;
+  /** False when no caller code ran or every function was proven pure (renderer-page/pure.js):
+   *  the page needs no reset. Absent counts as true. */
+  needsReset?: boolean;
 }
 
 /** Why a render did not produce an image. `config` = the chart config itself was refused by Chart.js. */

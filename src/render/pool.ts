@@ -43,6 +43,8 @@ export interface PoolStats {
   pagesCrashed?: number;
   /** Renders started on a page (requests that left the queue never count). */
   renders?: number;
+  /** Pages reloaded after a render whose functions were not all proven pure. */
+  pageResets?: number;
   /** The admission queue in front of the pages (see admission.ts). */
   admission?: AdmissionStats;
   /** How Chromium is contained (browser.ts); absent before the first launch. */
@@ -67,7 +69,7 @@ export class PagePool {
   private launching: Promise<LaunchedBrowser> | null = null;
   private closing = false;
   private nextPageId = 1;
-  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0, renders: 0 };
+  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0, renders: 0, pageResets: 0 };
   /**
    * Who may lease a page next. generic-pool's own queue is strictly FIFO and only refuses when
    * full or when the wait ran out; the gate in front of it holds one slot per page, serves
@@ -279,7 +281,7 @@ export class PagePool {
       this.counters.renders++;
       const res = await rp.render(req);
       rp.renders++;
-      reset = res.ranFunctions;
+      reset = res.needsReset !== false;
       return res;
     } catch (err) {
       // A refused config may have left half-built state behind: reload before reuse.
@@ -316,6 +318,7 @@ export class PagePool {
         return;
       }
       if (reset) {
+        this.counters.pageResets++;
         try {
           await rp.load(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
         } catch (err) {
