@@ -11,8 +11,11 @@ const bar = (tick?: string) => ({
   data: { labels, datasets: [{ label: 'Revenue', data: labels.map((_, i) => (i * 37) % 100) }, { label: 'Cost', data: labels.map((_, i) => (i * 53) % 90) }] },
   options: { plugins: { title: { display: true, text: 'Sales' } }, ...(tick && { scales: { y: { ticks: { callback: tick } } } }) },
 });
-const req = (fn: boolean) => ({
-  config: bar(fn ? "function (v) { return '$' + v; }" : undefined),
+// pure: provably side-effect free (renderer-page/pure.js), no reset; impure: writes a global, reset
+const TICKS = { plain: undefined, pure: "function (v) { return '$' + v; }", impure: "function (v) { window.seen = v; return '$' + v; }" };
+type Mode = keyof typeof TICKS;
+const req = (mode: Mode) => ({
+  config: bar(TICKS[mode]),
   width: 800,
   height: 400,
   format: 'png' as const,
@@ -21,15 +24,15 @@ const req = (fn: boolean) => ({
   watermark: null,
 });
 
-async function run(pool: PagePool, fn: boolean, c: number): Promise<{ rps: number; p50: number; p95: number }> {
+async function run(pool: PagePool, mode: Mode, c: number): Promise<{ rps: number; p50: number; p95: number }> {
   const lat: number[] = [];
   const end = performance.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: c }, async () => {
       while (performance.now() < end) {
         const t = performance.now();
-        const r = await pool.render(req(fn));
-        if (r.ranFunctions !== fn) throw new Error('ranFunctions mismatch');
+        const r = await pool.render(req(mode));
+        if (r.ranFunctions !== (mode !== 'plain')) throw new Error('ranFunctions mismatch');
         lat.push(performance.now() - t);
       }
     }),
@@ -46,14 +49,16 @@ const pool = new PagePool(
 await pool.start();
 const f = (n: number) => n.toFixed(1);
 for (const c of [1, 4]) {
-  await run(pool, false, c); // warm
-  const plain = await run(pool, false, c);
-  const cb = await run(pool, true, c);
-  await new Promise((r) => setTimeout(r, 300));
-  console.log(
-    `c=${c} plain ${f(plain.rps)}/s p50 ${f(plain.p50)} p95 ${f(plain.p95)} ms | callback ${f(cb.rps)}/s p50 ${f(cb.p50)} p95 ${f(cb.p95)} ms | cost ratio (plain rps / callback rps) ${(plain.rps / cb.rps).toFixed(2)}`,
-  );
+  await run(pool, 'plain', c); // warm
+  const plain = await run(pool, 'plain', c);
+  const line = [`c=${c} plain ${f(plain.rps)}/s p50 ${f(plain.p50)} p95 ${f(plain.p95)} ms`];
+  for (const mode of ['pure', 'impure'] as const) {
+    const cb = await run(pool, mode, c);
+    await new Promise((r) => setTimeout(r, 300));
+    line.push(`${mode} callback ${f(cb.rps)}/s p50 ${f(cb.p50)} p95 ${f(cb.p95)} ms, cost x${(plain.rps / cb.rps).toFixed(2)}`);
+  }
+  console.log(line.join(' | '));
 }
 const s = pool.stats();
-console.log(`pages created ${s.pagesCreated} destroyed ${s.pagesDestroyed}`);
+console.log(`pages created ${s.pagesCreated} destroyed ${s.pagesDestroyed} resets ${s.pageResets}`);
 await pool.close();
