@@ -5,6 +5,7 @@
 //   (needsReset: caller code ran that might have changed the page: reset it before reuse)
 //   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
 //   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
+//   window.chartshot.clean() -> Promise<{ ok: true, clean }>   (nothing left behind since load?)
 (function () {
   'use strict';
   var Chart = window.Chart;
@@ -461,7 +462,37 @@
     return { msPerRender: (performance.now() - t0) / n, ok: ok };
   }
 
-  var api = Object.freeze({ render: render, floor: floor, ready: !!(Chart && SvgContext && serializeSvg) });
+  // ---- after a render whose functions were all proven pure ---------------------------------
+  // pure.js says they could only read and compute; this confirms, for the kinds of state a
+  // page keeps between renders, that nothing was left behind (globals, storage, cookies,
+  // window.name, IndexedDB, Cache Storage). Any doubt answers false, and the page is reset.
+  var ownNames = Object.getOwnPropertyNames;
+  var globalsAtLoad = -1;
+  function clean() {
+    var out = outcome(true);
+    out.clean = false;
+    try {
+      if (ownNames(window).length !== globalsAtLoad) return out;
+      if (localStorage.length !== 0 || sessionStorage.length !== 0 || document.cookie !== '' || window.name !== '') return out;
+    } catch (e) {
+      return out;
+    }
+    var pending = [];
+    if (window.indexedDB && typeof indexedDB.databases === 'function') {
+      pending.push(indexedDB.databases().then(function (dbs) { return dbs.length === 0; }));
+    }
+    if (window.caches) pending.push(caches.keys().then(function (keys) { return keys.length === 0; }));
+    return Promise.all(pending).then(
+      function (all) {
+        out.clean = all.every(function (x) { return x === true; });
+        return out;
+      },
+      function () { return out; },
+    );
+  }
+
+  var api = Object.freeze({ render: render, floor: floor, clean: clean, ready: !!(Chart && SvgContext && serializeSvg) });
   // read-only, but configurable so that loading the harness again in the same realm still works
   Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
+  globalsAtLoad = ownNames(window).length;
 })();

@@ -3,16 +3,17 @@
 // function is pure only when its body is, in a tiny grammar, a list of local declarations and
 // `if (e) return e;` ending in `return e;` (or an arrow's expression), where e uses literals,
 // its own parameters and locals, a few global functions (Math, Number, String, isNaN...),
-// property reads (never constructor/__proto__/prototype), the usual operators, and calls only
-// of methods whose every namesake is side-effect free (toFixed, toLocaleString, slice, round...).
-// No assignment, no `new`, no brackets, no object or function literals, no loops, no `this`:
+// property reads (a[i] too; dotted constructor/__proto__/prototype refused outright), the usual
+// operators, and calls only of `.name(...)` where every method of that name in the page is
+// side-effect free (toFixed, toLocaleString, slice, round...): a computed read is never called.
+// No assignment, no `new`, no object, array or function literals, no loops, no `this`:
 // such a function can read, compute and return, nothing else. Anything else is impure and its
 // page is reset as before. Runs before any caller code in the document; also loaded by a unit
 // test in Node (test/unit/pure-functions.test.ts), hence the root argument.
 (function (root) {
   'use strict';
 
-  var TOKEN = /\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|([A-Za-z_$][\w$]*)|('(?:[^'\\\n\r]|\\[^\n\r])*'|"(?:[^"\\\n\r]|\\[^\n\r])*")|(===|!==|==|!=|<=|>=|&&|\|\||\?\?|\+\+|--|[-+*/%<>!?:.,()=;{}]))/y;
+  var TOKEN = /\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|([A-Za-z_$][\w$]*)|('(?:[^'\\\n\r]|\\[^\n\r])*'|"(?:[^"\\\n\r]|\\[^\n\r])*")|(===|!==|==|!=|<=|>=|&&|\|\||\?\?|\+\+|--|[-+*/%<>!?:.,()\[\]=;{}]))/y;
   var TRAILING = /\s*$/y;
   var IDENT = /^[A-Za-z_$][\w$]*$/;
 
@@ -151,6 +152,12 @@
         var p = this.k[this.i++];
         if (!p || p.t !== 'id' || FORBIDDEN_PROPS[p.v]) throw 0;
         callable = SAFE_METHODS[p.v] === true;
+      } else if (this.peek('[')) {
+        // a computed read (items[0], data[item.index]); whatever it reads cannot be called
+        this.i++;
+        this.expr();
+        this.eat(']');
+        callable = false;
       } else if (this.peek('(')) {
         if (!callable) throw 0;
         this.i++;

@@ -25,6 +25,9 @@ describe('pure callbacks (renderer-page/pure.js)', () => {
       ['ctx', "const i = ctx.dataIndex; return i % 2 === 0 ? 'red' : 'blue';", false],
       ['label', "typeof label === 'string' ? label.slice(0, 10).toUpperCase() : label", true],
       ['', "return 'static';", false],
+      ['item, data', 'return data.datasets[0].data[item.index] >= 5;', false],
+      ['items', "items[0].label + ' \u{1F4CD} €'", true],
+      ['ctx', "return ctx['chart'].width;", false],
     ];
     for (const [params, body, expr] of pure) expect(isPure(params, body, expr), body).to.equal(true);
   });
@@ -49,7 +52,10 @@ describe('pure callbacks (renderer-page/pure.js)', () => {
       ['ctx', 'return ctx.chart.ctx.canvas.ownerDocument.defaultView.location.replace("about:blank");', false],
       ['ctx', 'return ctx.constructor.constructor("return 1")();', false],
       ['ctx', 'return ctx.__proto__;', false],
-      ['ctx', "return ctx['chart'];", false],
+      ['ctx', "return ctx['constructor']['constructor']('return 1')();", false],
+      ['ctx', "return ctx['chart']['update']();", false],
+      ['ctx', 'return [ctx];', false],
+      ['ctx', 'return ctx[0] = 1;', false],
       ['ctx', 'return new Date(ctx);', false],
       ['ctx', 'return (ctx.chart.toString)();', false],
       ['ctx', 'return `x${ctx}`;', false],
