@@ -25,8 +25,9 @@ export interface PageResult {
   /** Time spent inside the page, ms. */
   ms: number;
   ranFunctions: boolean;
-  /** False when no caller code ran or every function was proven pure (renderer-page/pure.js):
-   *  the page needs no reset. Absent counts as true. */
+  /** False when no caller code ran, or every function was proven pure (renderer-page/pure.js)
+   *  and the page kept no globals, storage, cookies or window.name: no reset needed. Absent
+   *  counts as true. */
   needsReset?: boolean;
 }
 
@@ -45,7 +46,6 @@ export class RenderError extends Error {
 
 const CALL_RENDER = 'function (req) { return window.chartshot.render(req); }';
 const CALL_FLOOR = 'function (req, n) { return window.chartshot.floor(req, n); }';
-const CALL_CLEAN = 'function () { return window.chartshot.clean(); }';
 
 export const WARMUP: PageRequest = {
   config: {
@@ -134,13 +134,6 @@ export class RenderPage {
   /** The in-page floor: how long Chart.js itself takes per render, n renders in one call. */
   floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
     return this.call<{ msPerRender: number }>(CALL_FLOOR, [toWire(req), n]);
-  }
-
-  /** After a render whose functions were all proven pure: true when the page confirms it kept
-   *  nothing (globals, storage, cookies, window.name, IndexedDB, caches). About 1 ms. */
-  async isClean(): Promise<boolean> {
-    const res = await this.call<{ clean: boolean }>(CALL_CLEAN, []);
-    return res.clean === true;
   }
 
   /**

@@ -2,9 +2,9 @@
 // (launched, watched, relaunched), the page factory, leasing through the admission gate and
 // recycling. Every lease is given back in `finally`; a page that failed, timed out or crashed
 // is destroyed, a page that ran caller code is reset (page.ts) before anyone else may use it
-// (unless every function was proven pure by renderer-page/pure.js and the page confirms it
-// kept nothing: then it is reused at once), and pages recycle after a staggered number of renders. Page mechanics live in page.ts,
-// invoice printing in printer.ts.
+// (unless every function was proven pure by renderer-page/pure.js and the page found nothing
+// left behind: then it is reused at once), and pages recycle after a staggered number of
+// renders. Page mechanics live in page.ts, invoice printing in printer.ts.
 import genericPool, { type Pool } from 'generic-pool';
 import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser, type SandboxMode } from './browser.js';
@@ -263,7 +263,7 @@ export class PagePool {
     }
     if (signal?.aborted) {
       // gone while generic-pool found the page: nothing ran on it, so no reset
-      void this.giveBack(rp, 'reuse', undefined);
+      void this.giveBack(rp, false, undefined);
       throw new RenderError('busy', 'the client went away');
     }
     return rp;
@@ -277,17 +277,17 @@ export class PagePool {
   async render(req: PageRequest, owner = '', signal?: AbortSignal): Promise<PageResult> {
     const rp = await this.acquire(owner, signal);
     const leased = performance.now();
-    let after: 'reuse' | 'verify' | 'reset' = 'reset';
+    let reset = true;
     try {
       this.counters.renders++;
       const res = await rp.render(req);
       rp.renders++;
-      // functions all proven pure: the page only confirms it kept nothing (else a reset)
-      after = res.needsReset !== false ? 'reset' : res.ranFunctions ? 'verify' : 'reuse';
+      // no caller code ran, or all of it was proven pure and left nothing behind
+      reset = res.needsReset !== false;
       return res;
     } finally {
       // a refused config may have left half-built state behind: reset before reuse
-      void this.giveBack(rp, after, leased);
+      void this.giveBack(rp, reset, leased);
     }
   }
 
@@ -298,7 +298,7 @@ export class PagePool {
       return await rp.floor(req, n);
     } finally {
       // n renders in one lease: not a sample of the usual hold time
-      void this.giveBack(rp, 'reuse', undefined);
+      void this.giveBack(rp, false, undefined);
     }
   }
 
@@ -310,18 +310,13 @@ export class PagePool {
 
   /** Returns (or replaces) a page, then frees its gate slot: exactly once per lease. `leased`
    *  (performance.now() at lease) feeds the gate's average hold time; undefined = no sample. */
-  private async giveBack(rp: RenderPage, after: 'reuse' | 'verify' | 'reset', leased: number | undefined): Promise<void> {
+  private async giveBack(rp: RenderPage, reset: boolean, leased: number | undefined): Promise<void> {
     try {
       if (rp.dead || rp.renders >= rp.maxRenders) {
         await this.pool.destroy(rp);
         return;
       }
-      if (after === 'verify' && !(await rp.isClean().catch(() => false))) after = 'reset';
-      if (rp.dead) {
-        await this.pool.destroy(rp);
-        return;
-      }
-      if (after === 'reset') {
+      if (reset) {
         this.counters.pageResets++;
         try {
           await rp.load(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
