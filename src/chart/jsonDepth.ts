@@ -12,15 +12,19 @@ export const MAX_JSON_DEPTH = 64;
 export function nestingDepth(text: string): number {
   let depth = 0;
   let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91 /* { [ */) max = Math.max(max, ++depth);
-    else if (c === 125 || c === 93 /* } ] */) depth--;
+    if (c === 34 /* " */) {
+      // a string is skipped in a loop of its own: megabyte configs are mostly strings and numbers
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91 /* { [ */) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93 /* } ] */) depth--;
   }
   return max;
 }

@@ -20,6 +20,8 @@ export interface PageRequest {
   /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
    *  refused inside the page, so the bytes never cross CDP. Absent: the page's own ceiling. */
   maxImageBytes?: number;
+  /** JSON.stringify(config) when the caller has it already (a megabyte config is not serialised twice). */
+  configJson?: string;
 }
 
 export interface PageResult {
@@ -138,8 +140,8 @@ class RenderPage {
  * slower (5,000 points: 30 ms as an object, 7 ms as a string). Still data, never code.
  */
 function toWire(req: PageRequest): Omit<PageRequest, 'config'> & { configJson: string } {
-  const { config, ...rest } = req;
-  return { ...rest, configJson: JSON.stringify(config) };
+  const { config, configJson, ...rest } = req;
+  return { ...rest, configJson: configJson ?? JSON.stringify(config) };
 }
 
 async function quietDomains(page: Page): Promise<void> {
