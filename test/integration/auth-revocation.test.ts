@@ -13,7 +13,7 @@ describe('API keys revoked elsewhere', function () {
     s = await sharedServer();
   });
 
-  it('a key revoked by another process is refused on the next request (POST and signed GET)', async () => {
+  it('a key revoked by another process is refused on the next request', async () => {
     const acct = await s.account('starter');
     const body = { chart: BAR, width: 60, height: 40 };
     expect((await post(s.url, '/v1/chart', body, { 'x-api-key': acct.api_key })).status).to.equal(200);

@@ -14,7 +14,9 @@ function uniqueChart(): typeof BAR {
 /** Every header but the per-response ones (Date, the X-Request-Id value). */
 function headersOf(res: Response): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of res.headers) if (k !== 'date' && k !== 'x-request-id') out[k] = v;
+  res.headers.forEach((v, k) => {
+    if (k !== 'date' && k !== 'x-request-id') out[k] = v;
+  });
   return out;
 }
 
