@@ -138,6 +138,15 @@ function sortedKeys(_key: string, value: unknown): unknown {
  */
 const serialized = new WeakMap<object, string>();
 
+/**
+ * Records `json` as the JSON text of `config` (the text it was parsed from, e.g. its span of a
+ * request body), so that it is not serialised again. The caller vouches that parsing `json`
+ * gives `config`; the digest and the page both use this text, so they always agree.
+ */
+export function rememberConfigJson(config: object, json: string): void {
+  if (json.length >= 2 && json.charCodeAt(0) === 123 && json.charCodeAt(json.length - 1) === 125) serialized.set(config, json);
+}
+
 export function configJsonOf(config: ChartConfig): string {
   let json = serialized.get(config);
   if (json === undefined) {

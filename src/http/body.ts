@@ -1,7 +1,8 @@
 // JSON bodies, read with a byte limit before anything is parsed.
 import type { Context, Middleware } from 'koa';
 import { invalidInput, type AppError } from '../errors.js';
-import { MAX_JSON_DEPTH, nestingDepth } from '../chart/jsonDepth.js';
+import { MAX_JSON_DEPTH, nestingDepth, scanJson, type JsonScan } from '../chart/jsonDepth.js';
+import { rememberConfigJson } from '../chart/request.js';
 
 export { MAX_JSON_DEPTH, nestingDepth };
 
@@ -17,12 +18,16 @@ export function jsonBody(maxBytes: number): Middleware {
     if (text.trim() !== '') {
       const type = ctx.get('content-type');
       if (type && !/json/i.test(type)) bad = invalidInput('send the body as application/json');
-      else if (nestingDepth(text) > MAX_JSON_DEPTH) bad = invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
       else {
-        try {
-          body = JSON.parse(text);
-        } catch (err) {
-          bad = invalidInput(`the body is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
+        const scan = scanJson(text);
+        if (scan.depth > MAX_JSON_DEPTH) bad = invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+        else {
+          try {
+            body = JSON.parse(text);
+            keepConfigText(body, text, scan);
+          } catch (err) {
+            bad = invalidInput(`the body is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
+          }
         }
       }
     }
@@ -39,6 +44,16 @@ export function jsonBody(maxBytes: number): Middleware {
     } else (ctx.request as { body?: unknown }).body = body;
     await next();
   };
+}
+
+/** A chart config object in the body keeps its own text: the page gets it without serialising it again. */
+function keepConfigText(body: unknown, text: string, scan: JsonScan): void {
+  if (!scan.members || typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  for (const field of ['chart', 'c']) {
+    const value = (body as Record<string, unknown>)[field];
+    const span = scan.members.get(field);
+    if (span && typeof value === 'object' && value !== null && !Array.isArray(value)) rememberConfigJson(value, text.slice(span[0], span[1]));
+  }
 }
 
 /**

@@ -2,7 +2,10 @@
 // page; the digest is one hash over that text.
 import { expect } from 'chai';
 import { configJsonOf, parseChartConfig, renderDigest, requestDigest, type RenderRequest } from '../../src/chart/request.js';
-import { nestingDepth } from '../../src/chart/jsonDepth.js';
+import fc from 'fast-check';
+import { Readable } from 'node:stream';
+import { jsonBody } from '../../src/http/body.js';
+import { nestingDepth, scanJson } from '../../src/chart/jsonDepth.js';
 
 const base: RenderRequest = { config: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 10, height: 10, format: 'png', backgroundColor: null, allowFunctions: true, watermark: null };
 
@@ -55,5 +58,36 @@ describe('render digest and config JSON', () => {
     expect(nestingDepth('"unterminated [[[')).to.equal(0);
     expect(nestingDepth('[[[]]]'.repeat(2))).to.equal(3);
     expect(nestingDepth('[' .repeat(5000))).to.equal(5000);
+  });
+
+  it('scanJson: each top-level member span parses to that member (the last of a repeated key)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), (obj, spaced) => {
+        const text = JSON.stringify(obj, null, spaced ? 2 : undefined);
+        const scan = scanJson(` ${text}\n`);
+        expect(scan.depth).to.equal(nestingDepth(text));
+        if (!scan.members) {
+          expect(text).to.contain('\\'); // only an escaped key gives up
+          return;
+        }
+        expect([...scan.members.keys()].sort()).to.deep.equal(Object.keys(obj).sort());
+        for (const [k, [a, b]] of scan.members) expect(JSON.parse(` ${text}\n`.slice(a, b))).to.deep.equal(obj[k]);
+      }),
+      { numRuns: 300 },
+    );
+    const dup = '{"chart": {"type": "bar"}, "width": 1, "chart" : {"type":"line"} }';
+    const [a, b] = scanJson(dup).members!.get('chart')!;
+    expect(dup.slice(a, b)).to.equal('{"type":"line"}');
+    expect(scanJson('{"ch\\u0061rt": {}}').members).to.equal(null);
+    expect(scanJson('[{"chart": {}}]').members).to.equal(null);
+  });
+
+  it('a body config keeps its text, so the page and the digest use the bytes received', async () => {
+    const text = '{"width": 10, "chart": {"type":"bar",  "data": {"datasets": []}}}';
+    const req = Object.assign(Readable.from([Buffer.from(text)]), { headers: {} });
+    const ctx = { method: 'POST', req, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
+    await jsonBody(1 << 20)(ctx, async () => {});
+    const body = (ctx as { request: { body: { chart: object } } }).request.body;
+    expect(configJsonOf(body.chart as never)).to.equal('{"type":"bar",  "data": {"datasets": []}}');
   });
 });
