@@ -21,6 +21,7 @@ import { UsageService } from './services/usage.js';
 import { TrialService } from './services/trials.js';
 import { OutboxWorker, type OutboxOptions } from './services/outbox.js';
 import { createApp, type AppDeps } from './app.js';
+import { withFastPath } from './http/fastPath.js';
 import { addressHash } from './services/credentials.js';
 import type { OpenRenderWindows } from './store/types.js';
 
@@ -101,7 +102,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
     const deps: AppDeps = { config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox };
     const app = createApp(deps);
-    const server = createServer(app.callback());
+    const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy }, app.callback()));
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.requestTimeout = Math.max(30_000, config.renderTimeoutMs * 3);

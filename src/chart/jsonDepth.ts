@@ -12,15 +12,86 @@ export const MAX_JSON_DEPTH = 64;
 export function nestingDepth(text: string): number {
   let depth = 0;
   let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91 /* { [ */) max = Math.max(max, ++depth);
-    else if (c === 125 || c === 93 /* } ] */) depth--;
+    if (c === 34 /* " */) {
+      // a string is skipped in a loop of its own: megabyte configs are mostly strings and numbers
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91 /* { [ */) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93 /* } ] */) depth--;
   }
   return max;
+}
+
+/** nestingDepth's answer, and where the members of a top-level object lie in the text. */
+export interface JsonScan {
+  depth: number;
+  /**
+   * [start, end) of each top-level member's value (the last one of a repeated key, as
+   * JSON.parse keeps), by the key as written; null when the text is not an object or a key
+   * carries an escape (its parsed name could differ from the text).
+   */
+  members: Map<string, [number, number]> | null;
+}
+
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+
+/** nestingDepth and the top-level member spans in one pass (a JSON body is scanned once). */
+export function scanJson(text: string): JsonScan {
+  let depth = 0;
+  let max = 0;
+  const n = text.length;
+  let start = 0;
+  while (start < n && isSpace(text.charCodeAt(start))) start++;
+  let members: Map<string, [number, number]> | null = text.charCodeAt(start) === 123 ? new Map() : null;
+  let expectKey = false;
+  let key: string | null = null;
+  let valueStart = 0;
+  const close = (end: number) => {
+    if (key === null || !members) return;
+    let a = valueStart;
+    let b = end;
+    while (a < b && isSpace(text.charCodeAt(a))) a++;
+    while (b > a && isSpace(text.charCodeAt(b - 1))) b--;
+    members.set(key, [a, b]);
+    key = null;
+  };
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const from = i + 1;
+      let escaped = false;
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) {
+          escaped = true;
+          i++;
+        } else if (d === 34) break;
+      }
+      if (depth === 1 && expectKey && members) {
+        if (escaped) members = null;
+        else key = text.slice(from, i);
+        expectKey = false;
+      }
+    } else if (c === 123 || c === 91 /* { [ */) {
+      if (depth === 0 && i === start && c === 123) expectKey = true;
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93 /* } ] */) {
+      if (depth === 1) close(i);
+      depth--;
+    } else if (depth === 1) {
+      if (c === 58 /* : */) valueStart = i + 1;
+      else if (c === 44 /* , */) {
+        close(i);
+        expectKey = true;
+      }
+    }
+  }
+  return { depth: max, members };
 }

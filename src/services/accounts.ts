@@ -4,6 +4,7 @@ import { forbidden, invalidInput, invalidSession, unauthorized } from '../errors
 import type { Account, ApiKey, KeyKind, Store } from '../store/types.js';
 import { KEY_PREFIX, hashSecret, keyKindOf, newApiKey, newId, newSessionToken, signingSecretFor } from './credentials.js';
 import { emailProblem } from '../chart/email.js';
+import { LRUCache } from 'lru-cache';
 
 export const TRIAL_DAYS = 30;
 export const SESSION_DAYS = 30;
@@ -20,7 +21,26 @@ export interface Clock {
 }
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * How long an authenticated key's key and account rows are reused without reading them again.
+ * Any change to accounts or keys made through this process's store, or any commit by another
+ * process (the CLI revoking a key), drops them at once (Store.authVersion); without that signal
+ * a revocation elsewhere takes effect within this bound.
+ */
+export const AUTH_CACHE_MS = 5_000;
+const AUTH_CACHE_ENTRIES = 10_000;
+
+interface CachedAuth {
+  key: ApiKey;
+  account: Account;
+  version: number | undefined;
+  at: number;
+}
+
 export class AccountService {
+  /** Key and account rows of recently authenticated keys, by key hash ("h:") or key id ("i:"). */
+  private readonly authCache = new LRUCache<string, CachedAuth>({ max: AUTH_CACHE_ENTRIES });
+
   constructor(
     private readonly store: Store,
     private readonly masterKey: Buffer,
@@ -65,7 +85,10 @@ export class AccountService {
   }
 
   async revokeKey(keyId: string): Promise<boolean> {
-    return this.store.keys.revoke(keyId, this.clock.now());
+    const revoked = await this.store.keys.revoke(keyId, this.clock.now());
+    // a store without authVersion would otherwise keep the key working for AUTH_CACHE_MS
+    this.authCache.clear();
+    return revoked;
   }
 
   async listKeys(accountId: string): Promise<ApiKey[]> {
@@ -85,21 +108,37 @@ export class AccountService {
   /** An API key as sent by a client -> its account, or 401 unauthorized. */
   async authenticateKey(apiKey: string | undefined): Promise<AuthContext> {
     if (!apiKey || apiKey.length > 200 || !keyKindOf(apiKey)) throw unauthorized();
-    const key = await this.store.keys.findByHash(hashSecret(apiKey));
-    return this.contextFor(key);
+    const hash = hashSecret(apiKey);
+    return this.cachedContext(`h:${hash}`, () => this.store.keys.findByHash(hash));
   }
 
   /** A key named by its public id (signed URLs). */
   async authenticateKeyId(keyId: string): Promise<AuthContext & { signingSecret: string }> {
-    const key = keyId.length <= 100 ? await this.store.keys.find(keyId) : null;
-    const ctx = await this.contextFor(key);
+    if (keyId.length > 100) throw unauthorized();
+    const ctx = await this.cachedContext(`i:${keyId}`, () => this.store.keys.find(keyId));
     return { ...ctx, signingSecret: signingSecretFor(this.masterKey, ctx.key.id) };
   }
 
-  private async contextFor(key: ApiKey | null): Promise<AuthContext> {
+  /**
+   * contextFor() over the rows of a recent authentication of the same key when nothing may have
+   * changed since (see AUTH_CACHE_MS). The checks themselves (revoked, expired, terminated) run
+   * on every request; only the two reads are saved.
+   */
+  private async cachedContext(cacheKey: string, load: () => Promise<ApiKey | null>): Promise<AuthContext> {
+    const now = this.clock.now();
+    const version = this.store.authVersion?.();
+    const hit = this.authCache.get(cacheKey);
+    if (hit && hit.version === version && now - hit.at < AUTH_CACHE_MS && now >= hit.at) return this.check(hit.key, hit.account);
+    const key = await load();
+    const account = key && key.revokedAt === null ? await this.store.accounts.find(key.accountId) : null;
+    const ctx = this.check(key, account);
+    this.authCache.set(cacheKey, { key: ctx.key, account: ctx.account, version, at: now });
+    return ctx;
+  }
+
+  private check(key: ApiKey | null, account: Account | null): AuthContext {
     if (!key || key.revokedAt !== null) throw unauthorized();
     if (key.expiresAt !== null && key.expiresAt <= this.clock.now()) throw unauthorized('trial key expired');
-    const account = await this.store.accounts.find(key.accountId);
     if (!account || account.status === 'terminated') throw unauthorized();
     return { account, key, plan: PLANS[account.plan] };
   }

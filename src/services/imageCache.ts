@@ -66,6 +66,19 @@ export class ImageCache {
   }
 
   /**
+   * The memory tier's fresh image, synchronously, or null (nothing is counted then: the caller
+   * falls back to get() or lookup(), which count). `accept` may refuse the image first. The
+   * short path of cache hits.
+   */
+  peekMemory(key: string, accept?: (image: StoredImage) => boolean): StoredImage | null {
+    const mem = this.memory?.get(key);
+    if (!mem || (mem.expiresAt !== null && mem.expiresAt <= this.clock.now())) return null;
+    if (accept && !accept(mem)) return null;
+    this.observer?.cacheHit('memory');
+    return mem;
+  }
+
+  /**
    * Like get(), but an expired image is returned too, marked fresh: false (served stale while
    * it is re-rendered). A stale copy in memory is returned as it is: reading the row again on
    * every GET of a chart whose re-render is held back would cost a blob read per request.

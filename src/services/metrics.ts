@@ -16,6 +16,9 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
+/** Bound label children kept at most (a guard: route patterns, methods and statuses are few). */
+const MAX_BOUND_LABEL_SETS = 1000;
+
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export class Metrics implements RenderObserver, CacheObserver {
@@ -97,18 +100,31 @@ export class Metrics implements RenderObserver, CacheObserver {
   }
 
   private readonly resetSnapshot: () => void;
+  /** Label children bound once per label set: inc/observe then skip prom-client's label hashing
+   *  (a few microseconds a request). Label sets are few (routes x methods x statuses). */
+  private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+  private readonly cacheChildren = new Map<string, { inc(): void }>();
 
   rendered(format: Format, outcome: Outcome, ms: number): void {
     this.renderDuration.observe({ format, outcome }, ms / 1000);
   }
 
   cacheHit(tier: CacheTier | 'miss'): void {
-    this.cacheLookups.inc({ tier });
+    let c = this.cacheChildren.get(tier);
+    if (!c) this.cacheChildren.set(tier, (c = this.cacheLookups.labels({ tier })));
+    c.inc();
   }
 
   requestDone(route: string, method: string, status: number, ms: number): void {
-    this.httpRequests.inc({ route, method, status: String(status) });
-    this.httpDuration.observe({ route, method }, ms / 1000);
+    const key = `${route}\n${method}\n${status}`;
+    let c = this.requestChildren.get(key);
+    if (!c) {
+      if (this.requestChildren.size >= MAX_BOUND_LABEL_SETS) this.requestChildren.clear();
+      c = { count: this.httpRequests.labels({ route, method, status: String(status) }), duration: this.httpDuration.labels({ route, method }) };
+      this.requestChildren.set(key, c);
+    }
+    c.count.inc();
+    c.duration.observe(ms / 1000);
   }
 
   get contentType(): string {

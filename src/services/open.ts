@@ -15,6 +15,7 @@
 // - Client: the IP Koa reports (the socket address, or the right-most X-Forwarded-For entry
 //   when TRUST_PROXY). IPv4-mapped IPv6 is IPv4; other IPv6 addresses count per /64, the
 //   block one subscriber usually holds, so rotating through it gains nothing.
+import { LRUCache } from 'lru-cache';
 import { clientKey } from '../chart/clientAddress.js';
 import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type OpenChartQuery, type OpenRequest } from '../chart/open.js';
 import { requestDigest, type RenderRequest } from '../chart/request.js';
@@ -49,11 +50,29 @@ export const OPEN_WINDOW_MS = 3_600_000;
 export const OPEN_CACHE_TTL_MS = 30 * 86_400_000;
 export const OPEN_CACHE_MAX_BYTES = 1024 * 1024 * 1024;
 const PURGE_EVERY_MS = 10 * 60_000;
+/** Bytes of request targets remembered for the short path of cache hits (targets are at most 8 KB). */
+const ADMITTED_TARGET_BYTES = 8 * 1024 * 1024;
+
+/** Where an admitted request target's image lives, and its edit link. */
+interface AdmittedTarget {
+  key: string;
+  editUrl: string;
+}
 
 export class OpenChartService {
   /** Renders of this service in flight, by cache key: later identical requests wait for them for free. */
   private readonly pending = new Map<string, Promise<StoredImage>>();
   private lastPurge = 0;
+  /**
+   * Request targets (path and query exactly as received) that passed every check and were
+   * answered with an image, by the cache key of that image. Every check of this endpoint is a
+   * pure function of the target, so the same target passes them again: its cache hit may skip
+   * parsing, the gate, the caps and the digest (serveFromMemory). In memory only, bounded.
+   */
+  private readonly admitted = new LRUCache<string, AdmittedTarget>({
+    maxSize: ADMITTED_TARGET_BYTES,
+    sizeCalculation: (v, k) => k.length + v.key.length + v.editUrl.length + 64,
+  });
 
   constructor(
     private readonly renderer: RenderService,
@@ -63,13 +82,18 @@ export class OpenChartService {
     private readonly opts: OpenServiceOptions,
   ) {}
 
-  async render(query: OpenChartQuery, clientIp: string): Promise<OpenImage> {
+  /**
+   * `target`: the request target as received, remembered once the request is answered with an
+   * image, so that its next cache hit can take serveFromMemory.
+   */
+  async render(query: OpenChartQuery, clientIp: string, target?: string): Promise<OpenImage> {
     const req = parseOpenQuery(query);
     const digest = requestDigest(req.render);
     const key = `open:${digest}`;
     const edit = playgroundUrl(this.opts.publicBaseUrl, req, digest);
     const editUrl = edit.url;
     const hit = await this.cache.get(key);
+    if (target !== undefined) this.admitted.set(target, { key, editUrl });
     if (hit) {
       const { body, contentType, etag } = hit.image;
       return { body, contentType, etag, tier: hit.tier === 'memory' ? 'edge' : 'r2', editUrl };
@@ -89,6 +113,15 @@ export class OpenChartService {
       await this.storeEditState(digest, req).catch(() => undefined);
     }
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
+  }
+
+  /** A cache hit of a request target answered before, from the memory tier, or null (ask render()). */
+  serveFromMemory(target: string): OpenImage | null {
+    const known = this.admitted.get(target);
+    if (!known) return null;
+    const image = this.cache.peekMemory(known.key);
+    if (!image) return null;
+    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl };
   }
 
   /** The edit state behind a {base}/playground?id= link, or null (unknown, expired or evicted). */

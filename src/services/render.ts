@@ -2,7 +2,7 @@
 import type { PagePool } from '../render/pool.js';
 import { RenderError } from '../render/pool.js';
 import { pngToPdf } from '../render/pdf.js';
-import { requestDigest, type RenderRequest } from '../chart/request.js';
+import { configJsonOf, renderDigest, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
 import type { Format } from '../chart/plans.js';
 
@@ -78,11 +78,12 @@ export class RenderService {
    * Renders a request; identical requests in flight at once share one render. `owner` names
    * the caller for the pool's fair admission queue (an account id, a client address): under
    * overload each owner waits in its own line, served in turn. A request that joins a render
-   * in flight costs no page and is not queued. `digest` is requestDigest(req) when the caller
-   * has already computed it (hashing a 5,000-point config costs a few ms). `signal` aborts when
-   * the client goes away: a render every caller of which has gone leaves the admission queue.
+   * in flight costs no page and is not queued. `digest` keys that sharing: renderDigest(req)
+   * unless the caller keys its own cache by another digest of the request (the open endpoint).
+   * `signal` aborts when the client goes away: a render every caller of which has gone leaves
+   * the admission queue.
    */
-  async render(req: RenderRequest, owner?: string, digest = requestDigest(req), signal?: AbortSignal): Promise<RenderedImage> {
+  async render(req: RenderRequest, owner?: string, digest = renderDigest(req), signal?: AbortSignal): Promise<RenderedImage> {
     const key = digest;
     let flight = this.inFlight.get(key);
     const coalesced = flight !== undefined;
@@ -115,6 +116,8 @@ export class RenderService {
       const res = await this.pool.render(
         {
           config: req.config,
+          // the JSON text the digest was computed from: the config is not serialised again
+          configJson: configJsonOf(req.config),
           width: req.width,
           height: req.height,
           format: req.format === 'svg' ? 'svg' : 'png',

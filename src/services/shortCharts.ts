@@ -221,6 +221,23 @@ export class ShortChartService {
     }
   }
 
+  /**
+   * serve() for the common case, synchronously: a fresh image in the memory tier whose chart
+   * was seen in the store within EXISTS_RECHECK_MS. Null: ask serve(), which does the rest
+   * (store checks, re-renders, stale images) and counts its own hit.
+   */
+  serveFromMemory(id: string): StoredImage | null {
+    if (!CHART_ID.test(id)) return null;
+    const now = this.d.clock.now();
+    const image = this.d.cache.peekMemory(chartCacheKey(id), (img) => {
+      const checked = this.verifiedAt.get(img);
+      return checked !== undefined && now - checked < EXISTS_RECHECK_MS;
+    });
+    if (!image) return null;
+    this.d.metrics.hit(id, now);
+    return image;
+  }
+
   private async stillExists(id: string, image: StoredImage): Promise<boolean> {
     const now = this.d.clock.now();
     const checked = this.verifiedAt.get(image);

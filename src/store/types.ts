@@ -185,5 +185,11 @@ export interface Store extends MeteringStores {
   readonly chartMetrics: ChartMetricsStore;
   /** Round trip to the store, ms (status endpoint's kvLatency). */
   ping(): Promise<number>;
+  /**
+   * A number that changes whenever an account or an API key may have changed: a write to them
+   * through this store, or any commit by another process (the CLI revoking a key). Synchronous
+   * and cheap: caches of authentication results compare it on every use. Absent: no such signal.
+   */
+  authVersion?(): number;
   close(): Promise<void>;
 }

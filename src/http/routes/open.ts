@@ -32,7 +32,10 @@ const asInvalidConfig: ErrorMapper = (e) => {
 
 /** If-None-Match (a list, weak or strong, or *) against the image's ETag: weak comparison. */
 function notModified(ctx: Context, etag: string): boolean {
-  const header = ctx.get('if-none-match');
+  return ifNoneMatchHits(ctx.get('if-none-match'), etag);
+}
+
+export function ifNoneMatchHits(header: string, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   const bare = etag.replace(/^W\//, '');
@@ -58,6 +61,6 @@ function sendOpenImage(ctx: Context, img: OpenImage): void {
 export function openRoutes(router: Router, deps: AppDeps): void {
   router.get('/v1/open/chart', openLimits(), validate(openChartQuerySchema, 'query', asInvalidConfig), async (ctx) => {
     const ip = ctx.ip || ctx.req.socket.remoteAddress || '';
-    sendOpenImage(ctx, await deps.open.render(ctx.state.input as OpenChartQuery, ip));
+    sendOpenImage(ctx, await deps.open.render(ctx.state.input as OpenChartQuery, ip, ctx.originalUrl));
   });
 }

@@ -10,7 +10,7 @@ import type { ServedChart } from '../../services/shortCharts.js';
 import { setImageHeaders } from '../imageHeaders.js';
 
 // The image behind an id never changes: a re-render after expiry draws the same stored request.
-const IMMUTABLE = 'public, max-age=31536000, immutable';
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
 // The last good image, past its expiry, served while the chart is re-rendered (or held back):
 // shared caches may keep it a minute, then ask again for the fresh one.
 const STALE = 'public, max-age=60';

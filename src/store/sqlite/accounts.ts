@@ -9,12 +9,14 @@ const toKey = (r: KeyRow): ApiKey => ({
   id: r.id, accountId: r.account_id, kind: r.kind, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
 });
 
-export function sqliteAccounts(db: DB): AccountStore {
+/** `wrote` is told of every write to accounts or keys (authentication caches compare it). */
+export function sqliteAccounts(db: DB, wrote: () => void = () => {}): AccountStore {
   const insert = db.prepare('INSERT INTO accounts (id, email, plan, status, created_at) VALUES (?, ?, ?, ?, ?)');
   const byId = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?');
   return {
     async create(a) {
       insert.run(a.id, a.email, a.plan, a.status, a.createdAt);
+      wrote();
     },
     async find(id) {
       const r = byId.get(id);
@@ -29,11 +31,12 @@ export function sqliteAccounts(db: DB): AccountStore {
         vals.push(v);
       }
       if (sets.length) db.prepare(`UPDATE accounts SET ${sets.join(', ')} WHERE id = ?`).run(...vals, id);
+      wrote();
     },
   };
 }
 
-export function sqliteKeys(db: DB): KeyStore {
+export function sqliteKeys(db: DB, wrote: () => void = () => {}): KeyStore {
   const insert = db.prepare(
     'INSERT INTO api_keys (id, account_id, kind, key_hash, prefix, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -44,6 +47,7 @@ export function sqliteKeys(db: DB): KeyStore {
   return {
     async create(k, keyHash) {
       insert.run(k.id, k.accountId, k.kind, keyHash, k.prefix, k.createdAt, k.expiresAt, k.revokedAt);
+      wrote();
     },
     async findByHash(h) {
       const r = byHash.get(h);
@@ -57,7 +61,9 @@ export function sqliteKeys(db: DB): KeyStore {
       return byAccount.all(accountId).map(toKey);
     },
     async revoke(id, at) {
-      return revoke.run(at, id).changes > 0;
+      const changed = revoke.run(at, id).changes > 0;
+      wrote();
+      return changed;
     },
   };
 }

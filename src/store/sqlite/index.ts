@@ -14,14 +14,21 @@ export interface SqliteStore extends Store {
 export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
   const db = openDatabase(dataDir);
   const ping = db.prepare('SELECT 1');
+  // data_version changes with every commit of another connection (another process); this
+  // connection's own writes to accounts and keys are counted here
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let ownWrites = 0;
+  const wrote = () => {
+    ownWrites++;
+  };
   let closed = false;
   return {
     db,
     images: sqliteImages(db),
-    accounts: sqliteAccounts(db),
-    keys: sqliteKeys(db),
+    accounts: sqliteAccounts(db, wrote),
+    keys: sqliteKeys(db, wrote),
     sessions: sqliteSessions(db),
-    ...sqliteMetering(db),
+    ...sqliteMetering(db, wrote),
     openWindows: sqliteOpenWindows(db),
     charts: sqliteCharts(db),
     chartMetrics: sqliteChartMetrics(db),
@@ -29,6 +36,9 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
       const t = process.hrtime.bigint();
       ping.get();
       return Number(process.hrtime.bigint() - t) / 1e6;
+    },
+    authVersion() {
+      return closed ? -1 : (dataVersion.get() as number) * 2 ** 32 + ownWrites;
     },
     async close() {
       if (closed) return;

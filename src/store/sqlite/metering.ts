@@ -20,13 +20,14 @@ import type {
 import type Database from 'better-sqlite3';
 import type { DB } from './db.js';
 
-export function sqliteMetering(db: DB): MeteringStores {
+/** `wrote` is told of writes to accounts or keys (the purge of a terminated account). */
+export function sqliteMetering(db: DB, wrote: () => void = () => {}): MeteringStores {
   const outbox = sqliteOutbox(db);
   return {
     usage: sqliteUsage(db),
     rateLimits: sqliteRateLimits(db),
     trials: sqliteTrials(db),
-    billing: sqliteBilling(db),
+    billing: sqliteBilling(db, wrote),
     outbox,
   };
 }
@@ -287,7 +288,7 @@ const toInvoice = (r: InvoiceRow): Invoice => ({
  */
 const KEPT_ON_PURGE = new Set(['accounts', 'invoices', 'billing_events', 'billing', 'billing_lines', 'outbox']);
 
-function sqliteBilling(db: DB): BillingStore {
+function sqliteBilling(db: DB, wrote: () => void): BillingStore {
   const get = db.prepare<[string], BillingRow>('SELECT * FROM billing WHERE account_id = ?');
   const insert = db.prepare(
     `INSERT OR IGNORE INTO billing (account_id, cycle, period_start, period_end, period_plan, billed_plan, pending_cycle,
@@ -413,7 +414,11 @@ function sqliteBilling(db: DB): BillingStore {
       noticeTx.immediate(accountId, at, kind, detail, notify);
     },
     async purgeAccountData(accountId) {
-      purgeTx.immediate(accountId);
+      try {
+        purgeTx.immediate(accountId);
+      } finally {
+        wrote();
+      }
     },
   };
 }

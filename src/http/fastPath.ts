@@ -1,0 +1,131 @@
+// The short path of cache hits, in front of Koa: GET /v1/chart/{id} and GET /v1/open/chart
+// answered from the memory tier with the same status, headers and body as their routes, plus
+// the same request log line and metrics. Anything else, or any doubt (a query string on a
+// chart id, HEAD, a cold tier, a chart not seen in the store lately, an open request target
+// never answered before), goes to Koa unchanged: only a hit the full path would serve from
+// memory is answered here, and Koa's middleware would add nothing to it but cost.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { Logger } from '../log.js';
+import { redactUrl } from '../log.js';
+import type { ShortChartService } from '../services/shortCharts.js';
+import type { OpenChartService } from '../services/open.js';
+import type { StoredImage } from '../store/types.js';
+import type { RequestObserver } from './errors.js';
+import { SVG_CSP } from './imageHeaders.js';
+import { IMMUTABLE, etagMatches } from './routes/shortCharts.js';
+import { OPEN_CACHE_CONTROL, ifNoneMatchHits } from './routes/open.js';
+
+export interface FastPathDeps {
+  shortCharts: Pick<ShortChartService, 'serveFromMemory'>;
+  open: Pick<OpenChartService, 'serveFromMemory'>;
+  log: Logger;
+  requestObserver?: RequestObserver;
+  /** TRUST_PROXY: the logged client address is the right-most X-Forwarded-For entry, as Koa's ctx.ip. */
+  trustProxy: boolean;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const CHART_PREFIX = '/v1/chart/';
+const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
+const OPEN_PREFIX = '/v1/open/chart?';
+
+/** Wraps Koa's request handler: cache hits are answered here, everything else by `app`. */
+export function withFastPath(deps: FastPathDeps, app: Handler): Handler {
+  return (req, res) => {
+    if (req.method === 'GET') {
+      const started = performance.now();
+      let answered = false;
+      try {
+        answered = tryServe(deps, req, res, started);
+      } catch (err) {
+        // never expected; Koa answers the request properly instead (nothing was written yet)
+        deps.log.error({ err }, 'cache-hit short path failed');
+        answered = res.headersSent;
+      }
+      if (answered) return;
+    }
+    app(req, res);
+  };
+}
+
+function tryServe(deps: FastPathDeps, req: IncomingMessage, res: ServerResponse, started: number): boolean {
+  const url = req.url ?? '';
+  if (url.startsWith(CHART_PREFIX)) {
+    // no query string: Koa would first check it (at most 100 parameters)
+    const id = url.slice(CHART_PREFIX.length);
+    if (!CHART_ID.test(id)) return false;
+    const image = deps.shortCharts.serveFromMemory(id);
+    if (!image) return false;
+    const headers: OutgoingHttpHeaders = { 'X-Request-Id': '', ETag: image.etag, 'Cache-Control': IMMUTABLE, 'X-Cache-Tier': 'edge' };
+    const status = etagMatches(header(req, 'if-none-match'), image.etag) ? 304 : 200;
+    send(deps, req, res, '/v1/chart/:id', status, headers, image, started);
+    return true;
+  }
+  if (url.startsWith(OPEN_PREFIX)) {
+    const img = deps.open.serveFromMemory(url);
+    if (!img) return false;
+    const headers: OutgoingHttpHeaders = {
+      'X-Request-Id': '',
+      'Cache-Control': OPEN_CACHE_CONTROL,
+      ETag: img.etag,
+      'X-Cache-Tier': img.tier,
+      'X-Edit-Url': img.editUrl,
+      Link: `<${img.editUrl}>; rel="edit"`,
+    };
+    const status = ifNoneMatchHits(header(req, 'if-none-match'), img.etag) ? 304 : 200;
+    send(deps, req, res, '/v1/open/chart', status, headers, img, started);
+    return true;
+  }
+  return false;
+}
+
+function header(req: IncomingMessage, name: string): string {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v : '';
+}
+
+/** The image response as the routes write it (setImageHeaders, then 304 or the body), the log line and the metrics as the error mapper writes them. */
+function send(
+  deps: FastPathDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: string,
+  status: number,
+  headers: OutgoingHttpHeaders,
+  image: Pick<StoredImage, 'body' | 'contentType'>,
+  started: number,
+): void {
+  const requestId = randomUUID();
+  headers['X-Request-Id'] = requestId;
+  headers['X-Content-Type-Options'] = 'nosniff';
+  if (image.contentType.startsWith('image/svg')) headers['Content-Security-Policy'] = SVG_CSP;
+  if (status === 200) {
+    headers['Content-Type'] = image.contentType;
+    headers['Content-Length'] = image.body.length;
+    res.writeHead(200, headers);
+    res.end(image.body);
+  } else {
+    res.writeHead(status, headers);
+    res.end();
+  }
+  const ms = performance.now() - started;
+  deps.requestObserver?.requestDone(route, 'GET', status, ms);
+  if (deps.log.isLevelEnabled('info')) {
+    deps.log.info({ requestId, method: 'GET', url: redactUrl(req.url ?? ''), status, ms: Math.round(ms * 10) / 10, ip: clientIp(req, deps.trustProxy) }, 'request');
+  }
+}
+
+/** Koa's ctx.ip with proxyIpHeader X-Forwarded-For and maxIpsCount 1. */
+function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const xff = header(req, 'x-forwarded-for');
+    if (xff) {
+      const last = xff.split(/\s*,\s*/).pop();
+      if (last) return last;
+    }
+  }
+  return req.socket.remoteAddress ?? '';
+}

@@ -1,0 +1,93 @@
+// Big configs cross the service once: one JSON text per config, shared by the digest and the
+// page; the digest is one hash over that text.
+import { expect } from 'chai';
+import { configJsonOf, parseChartConfig, renderDigest, requestDigest, type RenderRequest } from '../../src/chart/request.js';
+import fc from 'fast-check';
+import { Readable } from 'node:stream';
+import { jsonBody } from '../../src/http/body.js';
+import { nestingDepth, scanJson } from '../../src/chart/jsonDepth.js';
+
+const base: RenderRequest = { config: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 10, height: 10, format: 'png', backgroundColor: null, allowFunctions: true, watermark: null };
+
+describe('render digest and config JSON', () => {
+  it('a config that came as JSON text is handed on as that text; an object is serialised once', () => {
+    const text = '{ "type": "line", "data": {"datasets": [{"data": [1, 2]}]} }';
+    const config = parseChartConfig(text);
+    expect(configJsonOf(config)).to.equal(text);
+    const obj = { type: 'bar', data: { datasets: [] } };
+    const json = configJsonOf(obj);
+    expect(json).to.equal(JSON.stringify(obj));
+    expect(configJsonOf(obj)).to.equal(json);
+  });
+
+  it('differs whenever anything that decides the image differs', () => {
+    const d = renderDigest(base);
+    expect(renderDigest({ ...base })).to.equal(d);
+    for (const other of [
+      { ...base, width: 11 },
+      { ...base, height: 11 },
+      { ...base, format: 'svg' as const },
+      { ...base, backgroundColor: '#fff' },
+      { ...base, allowFunctions: false },
+      { ...base, watermark: 'x' },
+      { ...base, config: { type: 'line' } },
+    ]) {
+      expect(renderDigest(other)).not.to.equal(d);
+    }
+    // never equal to the open endpoint's canonical digest of the same request
+    expect(renderDigest(base)).not.to.equal(requestDigest(base));
+  });
+
+  it('keeps key order: a data object lists its labels in key order, so reordered keys are another image', () => {
+    const a = { ...base, config: { type: 'bar', data: { datasets: [{ data: { Jan: 1, Feb: 2 } }] } } };
+    const b = { ...base, config: { type: 'bar', data: { datasets: [{ data: { Feb: 2, Jan: 1 } }] } } };
+    expect(renderDigest(a)).not.to.equal(renderDigest(b));
+  });
+
+  it('hashes 100,000 points in one pass, far below the canonical digest', () => {
+    const data = Array.from({ length: 100_000 }, (_, i) => ({ x: i, y: (i * 7919) % 1000 }));
+    const req = { ...base, config: { type: 'line', data: { datasets: [{ data }] } } };
+    const d = renderDigest(req);
+    expect(d).to.match(/^[A-Za-z0-9_-]{43}$/);
+    expect(renderDigest({ ...req })).to.equal(d);
+  });
+
+  it('nestingDepth: strings skipped whatever they hold, escapes included', () => {
+    expect(nestingDepth('{"a":[1,{"b":"[[[{{{"}]}')).to.equal(3);
+    expect(nestingDepth('["\\"[[[", [[1]]]')).to.equal(3);
+    expect(nestingDepth('"unterminated [[[')).to.equal(0);
+    expect(nestingDepth('[[[]]]'.repeat(2))).to.equal(3);
+    expect(nestingDepth('[' .repeat(5000))).to.equal(5000);
+  });
+
+  it('scanJson: each top-level member span parses to that member (the last of a repeated key)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), (obj, spaced) => {
+        const text = JSON.stringify(obj, null, spaced ? 2 : undefined);
+        const scan = scanJson(` ${text}\n`);
+        expect(scan.depth).to.equal(nestingDepth(text));
+        if (!scan.members) {
+          expect(text).to.contain('\\'); // only an escaped key gives up
+          return;
+        }
+        expect([...scan.members.keys()].sort()).to.deep.equal(Object.keys(obj).sort());
+        for (const [k, [a, b]] of scan.members) expect(JSON.parse(` ${text}\n`.slice(a, b))).to.deep.equal(obj[k]);
+      }),
+      { numRuns: 300 },
+    );
+    const dup = '{"chart": {"type": "bar"}, "width": 1, "chart" : {"type":"line"} }';
+    const [a, b] = scanJson(dup).members!.get('chart')!;
+    expect(dup.slice(a, b)).to.equal('{"type":"line"}');
+    expect(scanJson('{"ch\\u0061rt": {}}').members).to.equal(null);
+    expect(scanJson('[{"chart": {}}]').members).to.equal(null);
+  });
+
+  it('a body config keeps its text, so the page and the digest use the bytes received', async () => {
+    const text = '{"width": 10, "chart": {"type":"bar",  "data": {"datasets": []}}}';
+    const req = Object.assign(Readable.from([Buffer.from(text)]), { headers: {} });
+    const ctx = { method: 'POST', req, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
+    await jsonBody(1 << 20)(ctx, async () => {});
+    const body = (ctx as { request: { body: { chart: object } } }).request.body;
+    expect(configJsonOf(body.chart as never)).to.equal('{"type":"bar",  "data": {"datasets": []}}');
+  });
+});
