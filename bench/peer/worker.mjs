@@ -70,7 +70,7 @@ function rendererFor(width, height, background) {
   return r;
 }
 
-async function renderOne(json) {
+export async function renderOne(json) {
   const req = JSON.parse(json);
   const chart = revived(typeof req.chart === 'string' ? JSON.parse(req.chart) : req.chart, 'root');
   chart.options = chart.options ?? {};
@@ -114,9 +114,10 @@ async function run({ bodies, concurrency, total }) {
   };
 }
 
-// Workloads run one at a time, in the order they arrive.
+// Workloads run one at a time, in the order they arrive (only when forked: importing this file
+// elsewhere, e.g. to look at one peer render, starts nothing).
 let queue = Promise.resolve();
-process.on('message', (msg) => {
+if (process.send) process.on('message', (msg) => {
   if (msg?.type === 'exit') process.exit(0);
   queue = queue.then(async () => {
     try {
@@ -127,4 +128,4 @@ process.on('message', (msg) => {
   });
 });
 const version = (pkg) => JSON.parse(readFileSync(new URL(`node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version;
-process.send({ ready: true, versions: { node: process.version, 'chartjs-node-canvas': version('chartjs-node-canvas'), 'chart.js': version('chart.js'), canvas: version('canvas') } });
+if (process.send) process.send({ ready: true, versions: { node: process.version, 'chartjs-node-canvas': version('chartjs-node-canvas'), 'chart.js': version('chart.js'), canvas: version('canvas') } });
