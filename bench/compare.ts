@@ -93,11 +93,11 @@ export async function compare(ctx: Ctx): Promise<{ rows: Row[]; raw: Record<stri
     await pr('warm-up', all, 4, all.length);
 
     // 1. Corpus mix at 4 in flight.
-    const mix = n(3, 1) * all.length;
+    const mix = n(5, 1) * all.length;
     const mixC = await cs('corpus mix', all, 4, mix);
     const mixP = await pr('corpus mix', all, 4, mix);
-    const plainMixC = await cs('corpus without callbacks', noCb, 4, n(2, 1) * noCb.length);
-    const plainMixP = await pr('corpus without callbacks', noCb, 4, n(2, 1) * noCb.length);
+    const plainMixC = await cs('corpus without callbacks', noCb, 4, n(4, 1) * noCb.length);
+    const plainMixP = await pr('corpus without callbacks', noCb, 4, n(4, 1) * noCb.length);
     raw.corpusMix = { chartshot: mixC, peer: mixP, withoutCallbacks: { chartshot: plainMixC, peer: plainMixP } };
     rows.push({ workload: `corpus mix (${all.length} configs, ${withCb.length} with callbacks), 4 in flight`, chartshot: fmtRate(mixC), other: fmtRate(mixP), ratio: r2(mixC.perSecond / mixP.perSecond), ratioMeaning: 'chartshot/peer renders/s', target: '>= 2.0', met: mixC.perSecond / mixP.perSecond >= 2 });
     rows.push({ workload: `corpus without callbacks (${noCb.length}), 4 in flight`, chartshot: fmtRate(plainMixC), other: fmtRate(plainMixP), ratio: r2(plainMixC.perSecond / plainMixP.perSecond), ratioMeaning: 'chartshot/peer renders/s', target: '-', met: null });
@@ -105,7 +105,7 @@ export async function compare(ctx: Ctx): Promise<{ rows: Row[]; raw: Record<stri
     // 2. Callback configs against the same configs without callbacks, on chartshot.
     raw.callbacks = {};
     for (const conc of [1, 4]) {
-      const total = n(6, 2) * withCb.length;
+      const total = n(10, 2) * withCb.length;
       const plain = await cs('callback twins without callbacks', twins, conc, total);
       const cb = await cs('callback configs', withCb, conc, total);
       const cost = plain.perSecond / cb.perSecond;
@@ -121,15 +121,15 @@ export async function compare(ctx: Ctx): Promise<{ rows: Row[]; raw: Record<stri
     for (const type of ['bar', 'doughnut'] as const) {
       const b = [barBody(type, 100, 100)];
       await cs(`100x100 ${type} warm-up`, b, 1, 20);
-      const c = await cs(`100x100 ${type}`, b, 1, n(200, 40));
-      const p = await pr(`100x100 ${type}`, b, 1, n(200, 40));
+      const c = await cs(`100x100 ${type}`, b, 1, n(300, 40));
+      const p = await pr(`100x100 ${type}`, b, 1, n(300, 40));
       (raw.small as Record<string, unknown>)[type] = { chartshot: c, peer: p };
       rows.push({ workload: `100x100 ${type}, 1 in flight`, chartshot: fmtP50(c), other: fmtP50(p), ratio: r2(p.p50Ms / c.p50Ms), ratioMeaning: 'peer p50 / chartshot p50 (speed ratio)', target: type === 'bar' ? 'chartshot p50 <= 3 ms' : '-', met: type === 'bar' ? c.p50Ms <= 3 : null });
     }
 
     // 4. Big data: a 1200x600 line of 1k, 10k, 100k {x, y} points at 1 in flight.
     raw.bigLine = {};
-    for (const [points, total] of [[1000, n(30, 8)], [10000, n(20, 6)], [100000, n(8, 3)]] as const) {
+    for (const [points, total] of [[1000, n(50, 8)], [10000, n(30, 6)], [100000, n(10, 3)]] as const) {
       const b = [xyLine(points)];
       await cs(`line ${points} warm-up`, b, 1, 2);
       await pr(`line ${points} warm-up`, b, 1, 2);
