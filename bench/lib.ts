@@ -53,6 +53,21 @@ export async function load(
   total: number,
   make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> },
 ): Promise<LoadResult> {
+  return (await loadSamples(base, concurrency, total, make)).result;
+}
+
+/** A load's result and every latency it measured (ms), so rounds can be merged exactly. */
+export interface Samples {
+  result: LoadResult;
+  latencies: number[];
+}
+
+export async function loadSamples(
+  base: string,
+  concurrency: number,
+  total: number,
+  make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> },
+): Promise<Samples> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -80,17 +95,22 @@ export async function load(
   );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
+  return { result: summarize(concurrency, latencies, seconds, errors, statuses), latencies };
+}
+
+/** The LoadResult of `latencies` (ms) measured over `seconds` at `concurrency`. */
+export function summarize(concurrency: number, latencies: number[], seconds: number, errors: number, statuses: Record<string, number>): LoadResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
   return {
     concurrency,
-    requests: total,
+    requests: sorted.length,
     errors,
     statuses,
     seconds: round(seconds),
-    perSecond: round(total / seconds, 1),
-    p50Ms: round(percentile(latencies, 50)),
-    p95Ms: round(percentile(latencies, 95)),
-    p99Ms: round(percentile(latencies, 99)),
+    perSecond: round(sorted.length / seconds, 1),
+    p50Ms: round(percentile(sorted, 50)),
+    p95Ms: round(percentile(sorted, 95)),
+    p99Ms: round(percentile(sorted, 99)),
   };
 }
 

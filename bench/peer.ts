@@ -8,6 +8,7 @@ const DIR = fileURLToPath(new URL('./peer/', import.meta.url));
 
 export interface PeerResult extends LoadResult {
   firstError: string | null;
+  latencies: number[];
 }
 
 export class Peer {

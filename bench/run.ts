@@ -28,6 +28,11 @@ function cli(dataDir: string, args: string[]): string {
 }
 
 async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  // A server left over from an aborted run would answer in place of this one (with other keys).
+  const probe = new http.Agent();
+  const taken = await request(probe, BASE, 'GET', '/v1/status').then(() => true, () => false);
+  probe.destroy();
+  if (taken) throw new Error(`something already listens on ${BASE}: stop it or set BENCH_PORT`);
   const child = spawn('node', ['dist/cli.js', 'serve'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(CORES), PUBLIC_BASE_URL: BASE, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -122,7 +127,10 @@ async function main() {
     await load(BASE, CORES * 2, scale(40), (i) => post(bar(i), 800, 400, 'svg'));
 
     // chartshot beside its peer and a bare node:http server, every target of issue 12.
-    const cmp = await compare({ base: BASE, barePort: PORT + 1, headers, quick: QUICK });
+    const cmp = await compare({ base: BASE, barePort: PORT + 1, headers, quick: QUICK }).catch(async (err: unknown) => {
+      await stopServer(server);
+      throw err;
+    });
     results.peer = { versions: cmp.peerVersions, note: 'peer = chartjs-node-canvas in one Node process; "4 in flight" = 4 async loops calling renderToBuffer', rows: cmp.rows, raw: cmp.raw };
     table = markdown(cmp.rows);
     if (PEER_ONLY) {

@@ -3,7 +3,7 @@
 //   { id, bodies: string[] (POST /v1/chart bodies as JSON), concurrency, total }
 // It renders bodies[i % n] for i < total with `concurrency` async loops calling renderToBuffer
 // (the work is CPU-bound on one thread; only node-canvas's PNG encode runs off-thread), and
-// answers { id, result: { concurrency, requests, errors, seconds, perSecond, p50Ms, p95Ms, p99Ms } }.
+// answers { id, result: { concurrency, requests, errors, seconds, perSecond, p50Ms, p95Ms, p99Ms, latencies } }.
 // Per request it does what a QuickChart-like server does: parse the JSON, turn function strings
 // into functions in Node (the peer's behaviour; chartshot only does so inside its sandboxed page),
 // render at the requested size and background, encode PNG.
@@ -107,10 +107,11 @@ async function run({ bodies, concurrency, total }) {
     }
   }));
   const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  const sorted = [...latencies].sort((a, b) => a - b);
   return {
     concurrency, requests: total, errors, firstError, seconds: round(seconds), perSecond: round(total / seconds, 1),
-    p50Ms: round(percentile(latencies, 50)), p95Ms: round(percentile(latencies, 95)), p99Ms: round(percentile(latencies, 99)),
+    p50Ms: round(percentile(sorted, 50)), p95Ms: round(percentile(sorted, 95)), p99Ms: round(percentile(sorted, 99)),
+    latencies,
   };
 }
 
