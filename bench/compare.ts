@@ -1,7 +1,7 @@
 // The issue-12 workloads, chartshot beside its peer (chartjs-node-canvas in one Node process)
 // or beside a bare node:http server, measured in the same run, with each target of the issue.
 import http from 'node:http';
-import { loadSamples, request, summarize, type LoadResult, type Samples } from './lib.js';
+import { loadSamples, request, summarize, treeCpuMs, type LoadResult, type Samples } from './lib.js';
 import { corpus } from './corpus/corpus.js';
 import type { Body } from './corpus/gen.js';
 import { Peer } from './peer.js';
@@ -20,6 +20,8 @@ export interface Row {
 
 interface Ctx {
   base: string;
+  /** The chartshot server's pid: its process tree (with Chromium) is what a render's CPU time counts. */
+  serverPid: number;
   barePort: number;
   headers: Record<string, string>;
   quick: boolean;
@@ -62,31 +64,38 @@ function xyLine(n: number): Body {
   };
 }
 
-const fmtRate = (r: LoadResult) => `${r.perSecond}/s (p50 ${r.p50Ms} ms, p95 ${r.p95Ms} ms)${r.errors ? `, ${r.errors} errors` : ''}`;
-const fmtP50 = (r: LoadResult) => `p50 ${r.p50Ms} ms (p95 ${r.p95Ms} ms)${r.errors ? `, ${r.errors} errors` : ''}`;
+const cpu = (r: LoadResult & { cpuMsPerRender?: number }) => (r.cpuMsPerRender === undefined ? '' : `, CPU ${r.cpuMsPerRender} ms/render`);
+const fmtRate = (r: LoadResult) => `${r.perSecond}/s (p50 ${r.p50Ms} ms, p95 ${r.p95Ms} ms${cpu(r)})${r.errors ? `, ${r.errors} errors` : ''}`;
+const fmtP50 = (r: LoadResult) => `p50 ${r.p50Ms} ms (p95 ${r.p95Ms} ms${cpu(r)})${r.errors ? `, ${r.errors} errors` : ''}`;
 const fmtWrk = (r: WrkResult) => `${r.perSecond}/s (p50 ${r.p50Ms} ms)${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}${r.socketErrors ? `, ${r.socketErrors}` : ''}`;
 
-type Run = (total: number) => Promise<Samples>;
+/** A side of a comparison: runs `total` requests; `pid` roots the process tree doing the work. */
+type Run = { pid: number; go: (total: number) => Promise<Samples> };
+type Measured = LoadResult & { cpuMsPerRender: number };
 const ROUNDS = 3;
 
 /**
  * Runs a and b for `total` requests each in alternating rounds (a b, b a, a b), so a change in
- * the shared machine's load hits both alike, and merges each side's rounds exactly.
+ * the shared machine's load hits both alike, and merges each side's rounds exactly. Also the CPU
+ * time each side's process tree spent per render, which other load on the machine hardly moves.
  */
-async function alternate(name: [string, string], conc: number, a: Run, b: Run, total: number): Promise<[LoadResult, LoadResult]> {
-  const acc = [a, b].map(() => ({ latencies: [] as number[], seconds: 0, errors: 0, statuses: {} as Record<string, number> }));
+async function alternate(name: [string, string], conc: number, a: Run, b: Run, total: number): Promise<[Measured, Measured]> {
+  const acc = [a, b].map(() => ({ latencies: [] as number[], seconds: 0, errors: 0, cpuMs: 0, statuses: {} as Record<string, number> }));
   const per = Math.max(1, Math.round(total / ROUNDS));
   for (let k = 0; k < ROUNDS; k++) {
     for (const j of k % 2 === 0 ? [0, 1] : [1, 0]) {
-      const s = await (j === 0 ? a : b)(per);
+      const side = j === 0 ? a : b;
+      const cpu = treeCpuMs(side.pid);
+      const s = await side.go(per);
       const x = acc[j]!;
+      x.cpuMs += treeCpuMs(side.pid) - cpu;
       x.latencies.push(...s.latencies);
       x.seconds += s.result.seconds;
       x.errors += s.result.errors;
       for (const [code, count] of Object.entries(s.result.statuses ?? {})) x.statuses[code] = (x.statuses[code] ?? 0) + count;
     }
   }
-  const [ra, rb] = acc.map((x) => summarize(conc, x.latencies, x.seconds, x.errors, x.statuses)) as [LoadResult, LoadResult];
+  const [ra, rb] = acc.map((x) => ({ ...summarize(conc, x.latencies, x.seconds, x.errors, x.statuses), cpuMsPerRender: r2(x.cpuMs / x.latencies.length) })) as [Measured, Measured];
   console.log(`${name[0]} c=${conc}: ${fmtRate(ra)}\n${name[1]} c=${conc}: ${fmtRate(rb)}`);
   return [ra, rb];
 }
@@ -99,15 +108,16 @@ export async function compare(ctx: Ctx): Promise<{ rows: Row[]; raw: Record<stri
   // One runner per side and workload; a chartshot runner keeps its nonce sequence across rounds.
   const cs = (bodies: Body[], conc: number): Run => {
     const make = posts(bodies, ctx.headers);
-    return (total) => loadSamples(ctx.base, conc, total, make);
+    return { pid: ctx.serverPid, go: (total) => loadSamples(ctx.base, conc, total, make) };
   };
   const pr = (bodies: Body[], conc: number): Run => {
     const list = json(bodies);
-    return async (total) => {
+    const go = async (total: number) => {
       const r = await peer.run(list, conc, total);
       if (r.firstError) console.log(`peer error: ${r.firstError}`);
       return { result: r, latencies: r.latencies };
     };
+    return { pid: peer.pid, go };
   };
   const vsPeer = (label: string, bodies: Body[], conc: number, total: number) =>
     alternate([`chartshot ${label}`, `peer ${label}`], conc, cs(bodies, conc), pr(bodies, conc), total);
@@ -119,14 +129,15 @@ export async function compare(ctx: Ctx): Promise<{ rows: Row[]; raw: Record<stri
     console.log(`corpus: ${all.length} configs, ${withCb.length} with callbacks`);
 
     // Warm both sides over the whole corpus (JIT, fonts, one renderer per size in the peer).
-    await cs(all, 4)(all.length);
-    await pr(all, 4)(all.length);
+    await cs(all, 4).go(all.length);
+    await pr(all, 4).go(all.length);
 
     // 1. Corpus mix at 4 in flight.
     const [mixC, mixP] = await vsPeer('corpus mix', all, 4, n(6, 1) * all.length);
     const [plainMixC, plainMixP] = await vsPeer('corpus without callbacks', noCb, 4, n(3, 1) * noCb.length);
     raw.corpusMix = { chartshot: mixC, peer: mixP, withoutCallbacks: { chartshot: plainMixC, peer: plainMixP } };
     rows.push({ workload: `corpus mix (${all.length} configs, ${withCb.length} with callbacks), 4 in flight`, chartshot: fmtRate(mixC), other: fmtRate(mixP), ratio: r2(mixC.perSecond / mixP.perSecond), ratioMeaning: 'chartshot/peer renders/s', target: '>= 2.0', met: mixC.perSecond / mixP.perSecond >= 2 });
+    rows.push({ workload: `corpus mix, CPU time per render (server + Chromium tree vs the peer's process)`, chartshot: `${mixC.cpuMsPerRender} ms`, other: `${mixP.cpuMsPerRender} ms`, ratio: r2(mixP.cpuMsPerRender / mixC.cpuMsPerRender), ratioMeaning: 'peer CPU / chartshot CPU, less load-sensitive', target: '-', met: null });
     rows.push({ workload: `corpus without callbacks (${noCb.length}), 4 in flight`, chartshot: fmtRate(plainMixC), other: fmtRate(plainMixP), ratio: r2(plainMixC.perSecond / plainMixP.perSecond), ratioMeaning: 'chartshot/peer renders/s', target: '-', met: null });
 
     // 2. Callback configs against the same configs without callbacks, on chartshot (and the peer at 1).
@@ -146,7 +157,7 @@ export async function compare(ctx: Ctx): Promise<{ rows: Row[]; raw: Record<stri
     raw.small = {};
     for (const type of ['bar', 'doughnut'] as const) {
       const b = [barBody(type, 100, 100)];
-      await cs(b, 1)(20);
+      await cs(b, 1).go(20);
       const [c, p] = await vsPeer(`100x100 ${type}`, b, 1, n(300, 40));
       (raw.small as Record<string, unknown>)[type] = { chartshot: c, peer: p };
       rows.push({ workload: `100x100 ${type}, 1 in flight`, chartshot: fmtP50(c), other: fmtP50(p), ratio: r2(c.p50Ms / p.p50Ms), ratioMeaning: 'chartshot p50 / peer p50', target: type === 'bar' ? 'chartshot p50 <= 3 ms' : '-', met: type === 'bar' ? c.p50Ms <= 3 : null });
@@ -156,8 +167,8 @@ export async function compare(ctx: Ctx): Promise<{ rows: Row[]; raw: Record<stri
     raw.bigLine = {};
     for (const [points, total] of [[1000, n(60, 6)], [10000, n(30, 6)], [100000, n(12, 3)]] as const) {
       const b = [xyLine(points)];
-      await cs(b, 1)(2);
-      await pr(b, 1)(2);
+      await cs(b, 1).go(2);
+      await pr(b, 1).go(2);
       const [c, p] = await vsPeer(`line 1200x600 ${points} points`, b, 1, total);
       (raw.bigLine as Record<string, unknown>)[points] = { chartshot: c, peer: p };
       const ratio = c.p50Ms / p.p50Ms;

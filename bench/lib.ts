@@ -1,6 +1,7 @@
 // Benchmark helpers: a keep-alive HTTP client, closed-loop load at a fixed concurrency,
 // percentiles, and the RSS of a process tree (server + its Chromium processes).
 import http from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 
 export interface Reply {
@@ -140,4 +141,39 @@ export function treeRssMb(rootPid: number): number {
     stack.push(...(children.get(pid) ?? []));
   }
   return round(total / 1024, 1);
+}
+
+let ticksPerSecond = 0;
+
+/**
+ * CPU time (ms, user + system) used so far by a process and all its live descendants, from
+ * /proc/<pid>/stat. Unlike wall time, it hardly changes with what else the machine runs.
+ */
+export function treeCpuMs(rootPid: number): number {
+  if (!ticksPerSecond) ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const children = new Map<number, number[]>();
+  const ticks = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // after the command name (which may hold spaces and parentheses): state ppid ... utime stime
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(f[1]);
+      ticks.set(Number(name), Number(f[11]) + Number(f[12]));
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      /* the process ended while we looked */
+    }
+  }
+  let total = 0;
+  const stack = [rootPid];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += ticks.get(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return (total * 1000) / ticksPerSecond;
 }

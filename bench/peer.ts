@@ -42,6 +42,10 @@ export class Peer {
     return new Peer(child, versions);
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** Renders bodies[i % n] for i < total with `concurrency` async loops in the peer's process. */
   run(bodies: string[], concurrency: number, total: number): Promise<PeerResult> {
     const id = this.nextId++;

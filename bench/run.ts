@@ -127,7 +127,7 @@ async function main() {
     await load(BASE, CORES * 2, scale(40), (i) => post(bar(i), 800, 400, 'svg'));
 
     // chartshot beside its peer and a bare node:http server, every target of issue 12.
-    const cmp = await compare({ base: BASE, barePort: PORT + 1, headers, quick: QUICK }).catch(async (err: unknown) => {
+    const cmp = await compare({ base: BASE, serverPid: server.pid!, barePort: PORT + 1, headers, quick: QUICK }).catch(async (err: unknown) => {
       await stopServer(server);
       throw err;
     });
