@@ -1,6 +1,7 @@
 // Benchmark helpers: a keep-alive HTTP client, closed-loop load at a fixed concurrency,
 // percentiles, and the RSS of a process tree (server + its Chromium processes).
 import http from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 
 export interface Reply {
@@ -53,6 +54,21 @@ export async function load(
   total: number,
   make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> },
 ): Promise<LoadResult> {
+  return (await loadSamples(base, concurrency, total, make)).result;
+}
+
+/** A load's result and every latency it measured (ms), so rounds can be merged exactly. */
+export interface Samples {
+  result: LoadResult;
+  latencies: number[];
+}
+
+export async function loadSamples(
+  base: string,
+  concurrency: number,
+  total: number,
+  make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> },
+): Promise<Samples> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -80,17 +96,22 @@ export async function load(
   );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
+  return { result: summarize(concurrency, latencies, seconds, errors, statuses), latencies };
+}
+
+/** The LoadResult of `latencies` (ms) measured over `seconds` at `concurrency`. */
+export function summarize(concurrency: number, latencies: number[], seconds: number, errors: number, statuses: Record<string, number>): LoadResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
   return {
     concurrency,
-    requests: total,
+    requests: sorted.length,
     errors,
     statuses,
     seconds: round(seconds),
-    perSecond: round(total / seconds, 1),
-    p50Ms: round(percentile(latencies, 50)),
-    p95Ms: round(percentile(latencies, 95)),
-    p99Ms: round(percentile(latencies, 99)),
+    perSecond: round(sorted.length / seconds, 1),
+    p50Ms: round(percentile(sorted, 50)),
+    p95Ms: round(percentile(sorted, 95)),
+    p99Ms: round(percentile(sorted, 99)),
   };
 }
 
@@ -120,4 +141,39 @@ export function treeRssMb(rootPid: number): number {
     stack.push(...(children.get(pid) ?? []));
   }
   return round(total / 1024, 1);
+}
+
+let ticksPerSecond = 0;
+
+/**
+ * CPU time (ms, user + system) used so far by a process and all its live descendants, from
+ * /proc/<pid>/stat. Unlike wall time, it hardly changes with what else the machine runs.
+ */
+export function treeCpuMs(rootPid: number): number {
+  if (!ticksPerSecond) ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const children = new Map<number, number[]>();
+  const ticks = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // after the command name (which may hold spaces and parentheses): state ppid ... utime stime
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(f[1]);
+      ticks.set(Number(name), Number(f[11]) + Number(f[12]));
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      /* the process ended while we looked */
+    }
+  }
+  let total = 0;
+  const stack = [rootPid];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += ticks.get(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return (total * 1000) / ticksPerSecond;
 }

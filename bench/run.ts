@@ -1,18 +1,23 @@
 // npm run bench: starts the real server (node dist/cli.js serve) with a fresh DATA_DIR and
-// measures it over HTTP on this machine. Results: bench/results.json and the README table.
-//   BENCH_QUICK=1 npm run bench   -- fewer requests, for a smoke run
+// measures it over HTTP on this machine, beside its peer (chartjs-node-canvas, bench/peer/, set
+// up by bench/peer/setup.sh) and a bare node:http server (wrk). Results: bench/results.json, a
+// markdown table on stdout and the README table.
+//   BENCH_QUICK=1 npm run bench       -- fewer requests, for a smoke run
+//   BENCH_PEER_ONLY=1 npm run bench   -- only the chartshot/peer workloads (issue 12's targets)
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, cpus, totalmem } from 'node:os';
+import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
 import { load, request, treeRssMb, type LoadResult } from './lib.js';
+import { compare, markdown } from './compare.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startPool } from '../src/main.js';
 import type { PageRequest } from '../src/render/pool.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
+const PEER_ONLY = process.env.BENCH_PEER_ONLY === '1';
 const scale = (n: number) => (QUICK ? Math.max(20, Math.round(n / 10)) : n);
 const PORT = Number(process.env.BENCH_PORT ?? 18080);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -23,6 +28,11 @@ function cli(dataDir: string, args: string[]): string {
 }
 
 async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  // A server left over from an aborted run would answer in place of this one (with other keys).
+  const probe = new http.Agent();
+  const taken = await request(probe, BASE, 'GET', '/v1/status').then(() => true, () => false);
+  probe.destroy();
+  if (taken) throw new Error(`something already listens on ${BASE}: stop it or set BENCH_PORT`);
   const child = spawn('node', ['dist/cli.js', 'serve'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(CORES), PUBLIC_BASE_URL: BASE, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -95,7 +105,10 @@ async function main() {
     date: new Date().toISOString(),
     machine: { cores: CORES, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, cpu: cpus()[0]?.model },
     quick: QUICK,
+    peerOnly: PEER_ONLY,
+    loadAverageAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
   };
+  let table = '';
   try {
     const acct = JSON.parse(cli(dataDir, ['accounts', 'create', '--plan', 'enterprise', '--json'])) as { api_key: string; account_id: string };
     // Enterprise rate limits are custom: lift them so the load is measured, not throttled.
@@ -112,6 +125,18 @@ async function main() {
     // Warm the server (JIT in Node and in every page).
     await load(BASE, CORES * 2, scale(200), (i) => post(bar(i), 800, 400));
     await load(BASE, CORES * 2, scale(40), (i) => post(bar(i), 800, 400, 'svg'));
+
+    // chartshot beside its peer and a bare node:http server, every target of issue 12.
+    const cmp = await compare({ base: BASE, serverPid: server.pid!, barePort: PORT + 1, headers, quick: QUICK }).catch(async (err: unknown) => {
+      await stopServer(server);
+      throw err;
+    });
+    results.peer = { versions: cmp.peerVersions, note: 'peer = chartjs-node-canvas in one Node process; "4 in flight" = 4 async loops calling renderToBuffer', rows: cmp.rows, raw: cmp.raw };
+    table = markdown(cmp.rows);
+    if (PEER_ONLY) {
+      await stopServer(server);
+      return finish(results, table);
+    }
 
     const series = async (name: string, make: (i: number) => ReturnType<typeof post>, n: number, conc: number[]) => {
       const out: LoadResult[] = [];
@@ -186,12 +211,19 @@ async function main() {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+  finish(results, table);
+}
+
+function finish(results: Record<string, unknown>, table: string): void {
+  results.loadAverageAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
   writeFileSync('bench/results.json', JSON.stringify(results, null, 2) + '\n');
-  if (!QUICK) updateReadme(results);
+  if (!QUICK && !PEER_ONLY) updateReadme(results, table);
+  console.log(`\nload average (1, 5, 15 min) at start ${String(results.loadAverageAtStart)}, at end ${String(results.loadAverageAtEnd)}\n`);
+  console.log(table);
   console.log('wrote bench/results.json');
 }
 
-function updateReadme(r: Record<string, unknown>): void {
+function updateReadme(r: Record<string, unknown>, peerTable: string): void {
   const row = (name: string, list: LoadResult[]) =>
     list.map((x) => `| ${name} | ${x.concurrency} | ${x.perSecond} | ${x.p50Ms} | ${x.p95Ms} | ${x.errors} |`).join('\n');
   const f = r.floor as Record<string, number>;
@@ -213,6 +245,10 @@ function updateReadme(r: Record<string, unknown>): void {
     `RSS of server + Chromium over ${rss.samples.at(-1)!.renders} renders (MiB): ${rss.samples.map((s) => s.rssMb).join(' → ')} (${rss.growthFrom1kPercent}% after the first 1,000).`,
     '',
     typeof sm === 'string' ? `Short charts: ${sm}.` : `GET /v1/chart/{id} at concurrency 32: memory tier ${sm.perSecond}/s (p50 ${sm.p50Ms} ms), persistent tier ${sp?.perSecond}/s (p50 ${sp?.p50Ms} ms).`,
+    '',
+    `Beside the peer (chartjs-node-canvas in one Node process, 4 in flight = 4 async loops) and a bare node:http server, same run; load average ${String(r.loadAverageAtStart)} at start, ${String(r.loadAverageAtEnd)} at end:`,
+    '',
+    peerTable,
   ].join('\n');
   const readme = readFileSync('README.md', 'utf8');
   const start = '<!-- bench:start -->';

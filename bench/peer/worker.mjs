@@ -1,0 +1,132 @@
+// The benchmark's peer: chartjs-node-canvas (what QuickChart renders with) on node-canvas, in
+// one Node process. bench/run.ts forks this file and sends it workloads over IPC:
+//   { id, bodies: string[] (POST /v1/chart bodies as JSON), concurrency, total }
+// It renders bodies[i % n] for i < total with `concurrency` async loops calling renderToBuffer
+// (the work is CPU-bound on one thread; only node-canvas's PNG encode runs off-thread), and
+// answers { id, result: { concurrency, requests, errors, seconds, perSecond, p50Ms, p95Ms, p99Ms, latencies } }.
+// Per request it does what a QuickChart-like server does: parse the JSON, turn function strings
+// into functions in Node (the peer's behaviour; chartshot only does so inside its sandboxed page),
+// render at the requested size and background, encode PNG.
+import { readFileSync } from 'node:fs';
+import { ChartJSNodeCanvas } from 'chartjs-node-canvas';
+
+// The same revival rules as renderer-page/harness.js, so both sides run the same callbacks.
+const FN_RE = /^\s*function\s*(?:[A-Za-z_$][\w$]*)?\s*\(([^()]*)\)\s*\{([\s\S]*)\}\s*$/;
+const ARROW_RE = /^\s*(?:([A-Za-z_$][\w$]*)|\(([^()]*)\))\s*=>\s*([\s\S]*?)\s*$/;
+
+function revive(s) {
+  let m = FN_RE.exec(s);
+  try {
+    if (m) return new Function(m[1], m[2]);
+    m = ARROW_RE.exec(s);
+    if (!m || !m[3]) return null;
+    const params = m[1] !== undefined ? m[1] : m[2];
+    const body = m[3];
+    if (body.startsWith('{') && body.endsWith('}')) {
+      try { return new Function(params, body.slice(1, -1)); } catch { /* an object literal: fall through */ }
+    }
+    return new Function(params, 'return (' + body + '\n);');
+  } catch {
+    return null;
+  }
+}
+
+// Labels and data stay strings (role 'text'); everything else may be a callback.
+function childRole(role, key) {
+  if (role === 'text') return 'text';
+  if (role === 'root') return key === 'data' ? 'data' : null;
+  if (role === 'data') return key === 'labels' ? 'text' : key === 'datasets' ? 'datasets' : null;
+  if (role === 'datasets') return 'dataset';
+  if (role === 'dataset') return key === 'data' || key === 'label' ? 'text' : null;
+  return null;
+}
+
+function revived(value, role) {
+  if (typeof value === 'string') {
+    if (role !== 'text' && (value.includes('function') || value.includes('=>'))) return revive(value) ?? value;
+    return value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    // big data arrays hold no callbacks: keep them as parsed
+    if (role === 'text') return value;
+    return value.map((v, i) => revived(v, childRole(role, i)));
+  }
+  const out = {};
+  for (const k of Object.keys(value)) out[k] = revived(value[k], childRole(role, k));
+  return out;
+}
+
+// One renderer per size and background, made once: the most favourable reading of the peer
+// (chartjs-node-canvas loads a fresh copy of Chart.js per instance).
+const renderers = new Map();
+function rendererFor(width, height, background) {
+  const key = `${width}x${height}/${background}`;
+  let r = renderers.get(key);
+  if (!r) {
+    r = new ChartJSNodeCanvas({ width, height, backgroundColour: background === 'transparent' ? undefined : background });
+    renderers.set(key, r);
+  }
+  return r;
+}
+
+export async function renderOne(json) {
+  const req = JSON.parse(json);
+  const chart = revived(typeof req.chart === 'string' ? JSON.parse(req.chart) : req.chart, 'root');
+  chart.options = chart.options ?? {};
+  chart.options.devicePixelRatio = 1;
+  const png = await rendererFor(req.width, req.height, req.backgroundColor ?? 'white').renderToBuffer(chart, 'image/png');
+  if (png.length < 8) throw new Error('empty image');
+  return png;
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+async function run({ bodies, concurrency, total }) {
+  const latencies = [];
+  let next = 0;
+  let errors = 0;
+  let firstError = null;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= total) return;
+      const t = performance.now();
+      try {
+        await renderOne(bodies[i % bodies.length]);
+      } catch (err) {
+        errors++;
+        firstError ??= String(err?.message ?? err).slice(0, 200);
+      }
+      latencies.push(performance.now() - t);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    concurrency, requests: total, errors, firstError, seconds: round(seconds), perSecond: round(total / seconds, 1),
+    p50Ms: round(percentile(sorted, 50)), p95Ms: round(percentile(sorted, 95)), p99Ms: round(percentile(sorted, 99)),
+    latencies,
+  };
+}
+
+// Workloads run one at a time, in the order they arrive (only when forked: importing this file
+// elsewhere, e.g. to look at one peer render, starts nothing).
+let queue = Promise.resolve();
+if (process.send) process.on('message', (msg) => {
+  if (msg?.type === 'exit') process.exit(0);
+  queue = queue.then(async () => {
+    try {
+      process.send({ id: msg.id, result: await run(msg) });
+    } catch (err) {
+      process.send({ id: msg.id, error: String(err?.stack ?? err) });
+    }
+  });
+});
+const version = (pkg) => JSON.parse(readFileSync(new URL(`node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version;
+if (process.send) process.send({ ready: true, versions: { node: process.version, 'chartjs-node-canvas': version('chartjs-node-canvas'), 'chart.js': version('chart.js'), canvas: version('canvas') } });
