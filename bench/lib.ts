@@ -117,15 +117,23 @@ export function summarize(concurrency: number, latencies: number[], seconds: num
 
 /** Resident memory (MiB) of a process and all its descendants, from /proc. */
 export function treeRssMb(rootPid: number): number {
+  // VmRSS in kB
+  const kb = sumOverTree(rootPid, (pid) => {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return { ppid: Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0), value: Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) };
+  });
+  return round(kb / 1024, 1);
+}
+
+/** Sums `read(pid).value` over a process and all its live descendants, as /proc shows them now. */
+function sumOverTree(rootPid: number, read: (pid: number) => { ppid: number; value: number }): number {
   const children = new Map<number, number[]>();
-  const rss = new Map<number, number>();
+  const values = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const status = readFileSync(`/proc/${name}/status`, 'utf8');
-      const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-      const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-      rss.set(Number(name), kb);
+      const { ppid, value } = read(Number(name));
+      values.set(Number(name), value);
       const list = children.get(ppid) ?? [];
       list.push(Number(name));
       children.set(ppid, list);
@@ -137,10 +145,10 @@ export function treeRssMb(rootPid: number): number {
   const stack = [rootPid];
   while (stack.length) {
     const pid = stack.pop()!;
-    total += rss.get(pid) ?? 0;
+    total += values.get(pid) ?? 0;
     stack.push(...(children.get(pid) ?? []));
   }
-  return round(total / 1024, 1);
+  return total;
 }
 
 let ticksPerSecond = 0;
@@ -151,29 +159,11 @@ let ticksPerSecond = 0;
  */
 export function treeCpuMs(rootPid: number): number {
   if (!ticksPerSecond) ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  const children = new Map<number, number[]>();
-  const ticks = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // after the command name (which may hold spaces and parentheses): state ppid ... utime stime
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(f[1]);
-      ticks.set(Number(name), Number(f[11]) + Number(f[12]));
-      const list = children.get(ppid) ?? [];
-      list.push(Number(name));
-      children.set(ppid, list);
-    } catch {
-      /* the process ended while we looked */
-    }
-  }
-  let total = 0;
-  const stack = [rootPid];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    total += ticks.get(pid) ?? 0;
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return (total * 1000) / ticksPerSecond;
+  const ticks = sumOverTree(rootPid, (pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // after the command name (which may hold spaces and parentheses): state ppid ... utime stime
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(f[1]), value: Number(f[11]) + Number(f[12]) };
+  });
+  return (ticks * 1000) / ticksPerSecond;
 }
