@@ -71,9 +71,11 @@ describe('render digest and config JSON', () => {
           return;
         }
         expect([...scan.members.keys()].sort()).to.deep.equal(Object.keys(obj).sort());
-        for (const [k, [a, b]] of scan.members) expect(JSON.parse(` ${text}\n`.slice(a, b))).to.deep.equal(obj[k]);
+        for (const [k, [a, b]] of scan.members) expect(JSON.parse(` ${text}\n`.slice(a, b))).to.deep.equal(JSON.parse(JSON.stringify(obj[k]))); // -0 is written as 0
       }),
-      { numRuns: 300 },
+      // a fixed seed: the suite must not depend on the luck of the draw (the counterexample
+      // {"": -0} once failed a comparison that did not round-trip -0 through JSON)
+      { numRuns: 300, seed: 1023698513 },
     );
     const dup = '{"chart": {"type": "bar"}, "width": 1, "chart" : {"type":"line"} }';
     const [a, b] = scanJson(dup).members!.get('chart')!;
