@@ -1,10 +1,8 @@
 // JSON bodies, read with a byte limit before anything is parsed.
 import type { Context, Middleware } from 'koa';
 import { invalidInput, type AppError } from '../errors.js';
-import { MAX_JSON_DEPTH, nestingDepth, scanJson, type JsonScan } from '../chart/jsonDepth.js';
+import { MAX_JSON_DEPTH, scanJson, type JsonScan } from '../chart/jsonDepth.js';
 import { rememberConfigJson } from '../chart/request.js';
-
-export { MAX_JSON_DEPTH, nestingDepth };
 
 export function jsonBody(maxBytes: number): Middleware {
   return async (ctx, next) => {

@@ -13,9 +13,9 @@ import type { ShortChartService } from '../services/shortCharts.js';
 import type { OpenChartService } from '../services/open.js';
 import type { StoredImage } from '../store/types.js';
 import type { RequestObserver } from './errors.js';
-import { SVG_CSP } from './imageHeaders.js';
-import { IMMUTABLE, etagMatches } from './routes/shortCharts.js';
-import { OPEN_CACHE_CONTROL, ifNoneMatchHits } from './routes/open.js';
+import { SVG_CSP, etagMatches } from './imageHeaders.js';
+import { IMMUTABLE } from './routes/shortCharts.js';
+import { OPEN_CACHE_CONTROL } from './routes/open.js';
 
 export interface FastPathDeps {
   shortCharts: Pick<ShortChartService, 'serveFromMemory'>;
@@ -75,7 +75,7 @@ function tryServe(deps: FastPathDeps, req: IncomingMessage, res: ServerResponse,
       'X-Edit-Url': img.editUrl,
       Link: `<${img.editUrl}>; rel="edit"`,
     };
-    const status = ifNoneMatchHits(header(req, 'if-none-match'), img.etag) ? 304 : 200;
+    const status = etagMatches(header(req, 'if-none-match'), img.etag) ? 304 : 200;
     send(deps, req, res, '/v1/open/chart', status, headers, img, started);
     return true;
   }

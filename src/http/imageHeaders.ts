@@ -10,3 +10,11 @@ export function setImageHeaders(ctx: Context, contentType: string): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
   if (contentType.startsWith('image/svg')) ctx.set('Content-Security-Policy', SVG_CSP);
 }
+
+/** If-None-Match (a list, weak or strong, or *) names this ETag (weak comparison). */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
+}

@@ -184,4 +184,3 @@ function openRenderError(err: unknown): unknown {
   return e;
 }
 
-export { clientKey };

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { ChartMetricsRecorder, toChartMetrics } from '../../src/services/chartMetrics.js';
 import { cacheTtlMs, chartCacheKey, newChartId } from '../../src/services/shortCharts.js';
-import { etagMatches } from '../../src/http/routes/shortCharts.js';
+import { etagMatches } from '../../src/http/imageHeaders.js';
 import { PLANS } from '../../src/chart/plans.js';
 import type { RenderRequest } from '../../src/chart/request.js';
 import type { ChartMetricsRow, ChartMetricsStore } from '../../src/store/types.js';

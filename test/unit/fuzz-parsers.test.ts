@@ -11,7 +11,7 @@ import { findGateViolation, looksLikeFunction } from '../../src/chart/gate.js';
 import { findCode, tokenize } from '../../src/chart/jsTokens.js';
 import { AUTOMATION_BUILDERS, parseLabels, parseSeries, parseValues, splitList } from '../../src/chart/automation.js';
 import { PLANS } from '../../src/chart/plans.js';
-import { nestingDepth } from '../../src/http/body.js';
+import { nestingDepth } from '../../src/chart/jsonDepth.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 7_0307);
 const RUNS = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : 3000;

@@ -9,7 +9,7 @@ import { invalidConfig } from '../../errors.js';
 import type { OpenImage } from '../../services/open.js';
 import { validate, type ErrorMapper } from '../validate.js';
 import { openChartQuerySchema } from '../schemas/open.js';
-import { setImageHeaders } from '../imageHeaders.js';
+import { etagMatches, setImageHeaders } from '../imageHeaders.js';
 
 export const OPEN_CACHE_CONTROL = 'public, max-age=86400, s-maxage=31536000, immutable';
 
@@ -30,18 +30,6 @@ const asInvalidConfig: ErrorMapper = (e) => {
   return invalidConfig(`${field} ${e.message ?? 'is invalid'}`);
 };
 
-/** If-None-Match (a list, weak or strong, or *) against the image's ETag: weak comparison. */
-function notModified(ctx: Context, etag: string): boolean {
-  return ifNoneMatchHits(ctx.get('if-none-match'), etag);
-}
-
-export function ifNoneMatchHits(header: string, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
-}
-
 function sendOpenImage(ctx: Context, img: OpenImage): void {
   ctx.set('Cache-Control', OPEN_CACHE_CONTROL);
   ctx.set('ETag', img.etag);
@@ -49,7 +37,7 @@ function sendOpenImage(ctx: Context, img: OpenImage): void {
   ctx.set('X-Edit-Url', img.editUrl);
   ctx.set('Link', `<${img.editUrl}>; rel="edit"`);
   setImageHeaders(ctx, img.contentType);
-  if (notModified(ctx, img.etag)) {
+  if (etagMatches(ctx.get('if-none-match'), img.etag)) {
     ctx.status = 304;
     return;
   }

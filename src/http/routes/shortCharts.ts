@@ -7,7 +7,7 @@ import { rateLimit } from '../rateLimit.js';
 import { validate } from '../validate.js';
 import { chartRequestBodySchema } from '../schemas/chart.js';
 import type { ServedChart } from '../../services/shortCharts.js';
-import { setImageHeaders } from '../imageHeaders.js';
+import { etagMatches, setImageHeaders } from '../imageHeaders.js';
 
 // The image behind an id never changes: a re-render after expiry draws the same stored request.
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -15,13 +15,6 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 // shared caches may keep it a minute, then ask again for the fresh one.
 const STALE = 'public, max-age=60';
 const TIER_HEADER: Record<ServedChart['tier'], string> = { memory: 'edge', persistent: 'r2', render: 'miss', stale: 'stale' };
-
-/** If-None-Match (a list, weak or strong, or *) names this ETag. */
-export function etagMatches(ifNoneMatch: string, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
-}
 
 function sendServed(ctx: Context, served: ServedChart): void {
   const { image } = served;
