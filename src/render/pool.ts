@@ -115,6 +115,10 @@ export class PagePool {
         min: this.opts.size,
         max: this.opts.size,
         testOnBorrow: true,
+        // The page returned last is leased first: at low concurrency one page does the work
+        // and stays hot. Alternating between idle pages measured 1.7 ms slower per 100x100
+        // render (pool.render p50 3.8 -> 2.1 ms; the in-page time itself 2.4 -> 1.4 ms).
+        fifo: false,
         acquireTimeoutMillis: this.opts.acquireTimeoutMs,
         // Only slot holders of the gate ever call acquire(): at most one per page waits here.
         maxWaitingClients: this.opts.size,
