@@ -1,6 +1,6 @@
 // Whether a stored request could run caller code when rendered. The page revives a string
 // into a function only when functions are allowed and the string contains "function" or "=>"
-// (renderer-page/harness.js copyConfig); this answers for any such string anywhere, a superset
+// (renderer-page/harness.js cleanConfig); this answers for any such string anywhere, a superset
 // of what the page revives (it leaves labels and data alone), so "no" is always safe.
 import type { RenderRequest } from './request.js';
 

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core'
 import { launchBrowser, type LaunchedBrowser, type SandboxMode } from './browser.js';
 import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admission.js';
 import { HARNESS_ORIGIN, loadHarnessFiles, type HarnessFile } from './harness.js';
-import { RenderError, RenderPage, WARMUP, quietDomains, sleep, withDeadline, type PageRequest, type PageResult } from './page.js';
+import { RenderError, RenderPage, WARMUP, quietDomains, sleep, toWire, withDeadline, type PageRequest, type PageResult } from './page.js';
 import { DocumentPrinter } from './printer.js';
 import type { Logger } from '../log.js';
 
@@ -28,6 +28,8 @@ export interface PoolOptions {
   maxPrints?: number;
   /** Prints allowed to wait for one of those; default 8. */
   maxPrintQueue?: number;
+  /** Config texts from this length on cross CDP deflated (default DEFLATE_FROM). */
+  deflateFrom?: number;
 }
 
 export interface PoolStats {
@@ -198,8 +200,8 @@ export class PagePool {
       await page.evaluateOnNewDocument(this.files.get('/lockdown.js')!.body.toString('utf8'));
       await quietDomains(page);
       await rp.load(15000, false);
-      await rp.render(WARMUP);
-      await rp.render({ ...WARMUP, format: 'svg' });
+      await rp.render(await toWire(WARMUP));
+      await rp.render(await toWire({ ...WARMUP, format: 'svg' }));
       this.livePages.add(rp);
       this.counters.pagesCreated++;
       return rp;
@@ -279,12 +281,13 @@ export class PagePool {
    * `signal` (the client's connection) takes the request out of the queue when it aborts.
    */
   async render(req: PageRequest, owner = '', signal?: AbortSignal): Promise<PageResult> {
+    const wire = await toWire(req, this.opts.deflateFrom);
     const rp = await this.acquire(owner, signal);
     const leased = performance.now();
     let reset = true;
     try {
       this.counters.renders++;
-      const res = await rp.render(req);
+      const res = await rp.render(wire);
       rp.renders++;
       // no caller code ran, or all of it was proven pure and left nothing behind
       reset = res.needsReset !== false;
