@@ -24,6 +24,7 @@ import type { OpenRenderWindows, StoredImage } from '../store/types.js';
 import type { Clock } from './accounts.js';
 import type { ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
+import { Flights } from './flights.js';
 
 export type OpenCacheTier = 'edge' | 'r2' | 'miss';
 
@@ -61,7 +62,7 @@ interface AdmittedTarget {
 
 export class OpenChartService {
   /** Renders of this service in flight, by cache key: later identical requests wait for them for free. */
-  private readonly pending = new Map<string, Promise<StoredImage>>();
+  private readonly pending = new Flights<StoredImage>();
   private lastPurge = 0;
   /**
    * Request targets (path and query exactly as received) that passed every check and were
@@ -84,9 +85,10 @@ export class OpenChartService {
 
   /**
    * `target`: the request target as received, remembered once the request is answered with an
-   * image, so that its next cache hit can take serveFromMemory.
+   * image, so that its next cache hit can take serveFromMemory. `signal`: the client went away
+   * (a render all of whose clients left leaves the renderer's queue).
    */
-  async render(query: OpenChartQuery, clientIp: string, target?: string): Promise<OpenImage> {
+  async render(query: OpenChartQuery, clientIp: string, target?: string, signal?: AbortSignal): Promise<OpenImage> {
     const req = parseOpenQuery(query);
     const digest = requestDigest(req.render);
     const key = `open:${digest}`;
@@ -98,15 +100,11 @@ export class OpenChartService {
       const { body, contentType, etag } = hit.image;
       return { body, contentType, etag, tier: hit.tier === 'memory' ? 'edge' : 'r2', editUrl };
     }
-    let inFlight = this.pending.get(key);
-    const joined = inFlight !== undefined;
-    if (!inFlight) {
-      const client = clientKey(clientIp);
-      await this.admit(client);
-      // another request may have started the same render while the window was checked
-      inFlight = this.pending.get(key) ?? this.start(key, req.render, renderOwner.address(client), digest);
-    }
-    const image = await inFlight;
+    const client = clientKey(clientIp);
+    // only a request that starts a render spends its address's window
+    if (!this.pending.has(key)) await this.admit(client);
+    // another request may have started the same render while the window was checked: join it
+    const { value: image, joined } = await this.pending.join(key, (abort) => this.start(key, req.render, renderOwner.address(client), digest, abort), signal);
     // the ?id= link must open: stored with the image (same TTL, same budget), once per render
     if (edit.stored && !joined) {
       // the image is good either way: a failed write costs only the link (it then opens an example)
@@ -153,19 +151,13 @@ export class OpenChartService {
     }
   }
 
-  private start(key: string, req: RenderRequest, owner: string, digest: string): Promise<StoredImage> {
-    const p = (async () => {
-      try {
-        const img = await this.renderer.render(req, owner, digest);
-        return await this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
-      } catch (err) {
-        throw openRenderError(err);
-      } finally {
-        this.pending.delete(key);
-      }
-    })();
-    this.pending.set(key, p);
-    return p;
+  private async start(key: string, req: RenderRequest, owner: string, digest: string, signal: AbortSignal): Promise<StoredImage> {
+    try {
+      const img = await this.renderer.render(req, owner, digest, signal);
+      return await this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
+    } catch (err) {
+      throw openRenderError(err);
+    }
   }
 }
 

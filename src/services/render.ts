@@ -5,6 +5,7 @@ import { pngToPdf } from '../render/pdf.js';
 import { configJsonOf, renderDigest, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
 import type { Format } from '../chart/plans.js';
+import { Flights } from './flights.js';
 
 export interface RenderedImage {
   body: Buffer;
@@ -57,16 +58,8 @@ export function imageLimit(format: Format, width: number, height: number, max: n
   return max === undefined ? area : Math.min(max, area);
 }
 
-/** A render in flight, shared by every identical request; aborted only when all of them left. */
-interface Flight {
-  result: Promise<Omit<RenderedImage, 'coalesced' | 'digest'>>;
-  abort: AbortController;
-  /** Callers still waiting for it (their clients have not gone away). */
-  waiting: number;
-}
-
 export class RenderService {
-  private readonly inFlight = new Map<string, Flight>();
+  private readonly inFlight = new Flights<Omit<RenderedImage, 'coalesced' | 'digest'>>();
 
   constructor(
     private readonly pool: PagePool,
@@ -84,30 +77,8 @@ export class RenderService {
    * the admission queue.
    */
   async render(req: RenderRequest, owner?: string, digest = renderDigest(req), signal?: AbortSignal): Promise<RenderedImage> {
-    const key = digest;
-    let flight = this.inFlight.get(key);
-    const coalesced = flight !== undefined;
-    if (!flight) {
-      const abort = new AbortController();
-      flight = { result: this.renderNow(req, owner, abort.signal), abort, waiting: 0 };
-      this.inFlight.set(key, flight);
-    }
-    const f = flight;
-    f.waiting++;
-    const left = () => {
-      if (--f.waiting > 0) return;
-      f.abort.abort();
-      // a request arriving now starts a render of its own rather than joining an abandoned one
-      if (this.inFlight.get(key) === f) this.inFlight.delete(key);
-    };
-    if (signal?.aborted) left();
-    else signal?.addEventListener('abort', left, { once: true });
-    try {
-      return { ...(await f.result), coalesced, digest };
-    } finally {
-      signal?.removeEventListener('abort', left);
-      if (!coalesced && this.inFlight.get(key) === f) this.inFlight.delete(key);
-    }
+    const { value, joined } = await this.inFlight.join(digest, (abort) => this.renderNow(req, owner, abort), signal);
+    return { ...value, coalesced: joined, digest };
   }
 
   private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {
