@@ -1,5 +1,5 @@
 // Which function strings cannot change anything outside their own call, so that a render whose
-// callbacks are all of that kind needs no page reset afterwards (issue 12). Conservative: a
+// callbacks are all of that kind needs no page reset afterwards. Conservative: a
 // function is pure only when its body is, in a tiny grammar, a list of local declarations and
 // `if (e) return e;` ending in `return e;` (or an arrow's expression), where e uses literals,
 // its own parameters and locals, a few global functions (Math, Number, String, isNaN...),

@@ -173,7 +173,8 @@ export class RenderPage {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.markDead('render timed out');
-        // Stops an infinite loop in a callback within milliseconds (FIELD-NOTES).
+        // On the session already attached (a new one cannot attach to a busy page): stops an
+        // infinite loop in a callback within milliseconds.
         this.cdp.send('Runtime.terminateExecution').catch(() => {});
         reject(new RenderError('timeout', `render took longer than ${this.renderTimeoutMs} ms`));
       }, this.renderTimeoutMs);

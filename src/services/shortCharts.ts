@@ -4,7 +4,7 @@
 // once the plan's cache duration has passed.
 //
 // A stored request may carry caller code that works today and loops tomorrow, so re-renders
-// are contained (issue 11): the last good image is served (stale) while a re-render runs in
+// are contained: the last good image is served (stale) while a re-render runs in
 // the background or has failed; a failed re-render is remembered in the store with an
 // exponential backoff and its error replayed at once meanwhile; re-renders are limited per
 // chart (a token bucket), per account (a budget of page time) and per instance (at most half
@@ -247,7 +247,7 @@ export class ShortChartService {
     return exists;
   }
 
-  /** GET /v1/metrics/{id}: the owner's chart only; any other chart is 404 (CONTRACT §2). */
+  /** GET /v1/metrics/{id}: the owner's chart only; any other chart is 404, so ids cannot be probed. */
   async metrics(auth: AuthContext, id: string): Promise<ChartMetrics> {
     const rec = CHART_ID.test(id) ? await this.d.store.charts.find(id) : null;
     if (!rec || rec.accountId !== auth.account.id) throw noSuchChart();

@@ -1,4 +1,4 @@
-// Signed GET /v1/chart URLs (CONTRACT §2): HMAC-SHA256, lowercase hex, over the raw query
+// Signed GET /v1/chart URLs (docs/decisions/0005-signed-urls.md): HMAC-SHA256, lowercase hex, over the raw query
 // string exactly as sent up to (not including) "&sig="; sig must be the last parameter;
 // exp in Unix seconds, at most one year ahead.
 import { invalidInput, unauthorized } from '../errors.js';
