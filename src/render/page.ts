@@ -1,6 +1,5 @@
-// One renderer page: a Chromium tab in a browser context of its own with the harness loaded,
-// the CDP call protocol that runs a render on it, and the reset that gives the next caller a
-// clean document. Nothing here leases or recycles pages (pool.ts does).
+// One renderer page: a Chromium tab in its own browser context with the harness loaded, the CDP
+// call that runs a render on it, and the reset that cleans it. Leasing and recycling: pool.ts.
 import type { BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { HARNESS_ORIGIN, HARNESS_URL } from './harness.js';
 

@@ -1,6 +1,5 @@
-// Automation-style (Zapier-style) charts: simple inputs -> a Chart.js config (pure, in
-// chart/automation.ts) -> a permanent short chart (one generation, through the same path
-// as POST /v1/chart/create) -> the seven fields of the 201 body.
+// Automation-style (Zapier-style) charts: simple inputs -> a Chart.js config (chart/automation.ts)
+// -> a short chart, one generation, as POST /v1/chart/create -> the seven fields of the 201 body.
 import { AUTOMATION_BUILDERS, type AutomationChart, type AutomationKind } from '../chart/automation.js';
 import { AppError, invalidInput, notFound } from '../errors.js';
 import type { Format } from '../chart/plans.js';
