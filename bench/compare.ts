@@ -1,5 +1,5 @@
-// The issue-12 workloads, chartshot beside its peer (chartjs-node-canvas in one Node process)
-// or beside a bare node:http server, measured in the same run, with each target of the issue.
+// The comparison workloads: chartshot beside its peer (chartjs-node-canvas in one Node process)
+// or a bare node:http server, measured in the same run, each row with the ratio it should reach.
 import http from 'node:http';
 import { loadSamples, request, summarize, treeCpuMs, type LoadResult, type Samples } from './lib.js';
 import { corpus } from './corpus/corpus.js';

@@ -1,8 +1,5 @@
-// npm run load: a mixed load (direct renders, short-chart cache hits, the open endpoint with
-// hits and misses, short-chart creation, automation) at 4x the pool size for LOAD_SECONDS
-// (default 60) against the real server on loopback. Reports errors by status, p50/p99 per
-// kind and the RSS of server + Chromium every 5 s; writes bench/load-results.json.
-//   LOAD_SECONDS=10 npm run load
+// npm run load: a mixed load at 4x the pool size against the real server on loopback; errors by
+// status, p50/p99 per kind, RSS every 5 s, into bench/load-results.json. LOAD_SECONDS=10 npm run load
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -43,6 +40,8 @@ const chart = (i: number, type = 'bar') => ({
 
 type Kind = 'render' | 'shortHit' | 'openHit' | 'openMiss' | 'create' | 'zapier';
 
+// The mix: direct renders, short-chart cache hits, the open endpoint with hits and misses,
+// short-chart creation, automation; LOAD_SECONDS defaults to 60.
 async function main() {
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-load-'));

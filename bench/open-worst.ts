@@ -1,8 +1,5 @@
-// Worst-case cost of one anonymous request: GET /v1/open/chart with configs that push every
-// per-unit option to (or past) its cap, each rendered once (a cache miss), against a real
-// server with one page. Prints status and milliseconds per case; the caps are meant to keep
-// every 200 under about 1 s and turn everything past them into a fast 400 invalid_config.
-//   node --import tsx bench/open-worst.ts [filter]
+// Worst-case cost of one anonymous request: every capped option of GET /v1/open/chart at (or past)
+// its cap, rendered once each on a one-page server. node --import tsx bench/open-worst.ts [filter]
 import { startTestServer } from '../test/helpers/server.js';
 import { WORST_CASES } from '../test/helpers/openWorstCases.js';
 

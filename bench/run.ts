@@ -1,9 +1,6 @@
-// npm run bench: starts the real server (node dist/cli.js serve) with a fresh DATA_DIR and
-// measures it over HTTP on this machine, beside its peer (chartjs-node-canvas, bench/peer/, set
-// up by bench/peer/setup.sh) and a bare node:http server (wrk). Results: bench/results.json, a
-// markdown table on stdout and the README table.
-//   BENCH_QUICK=1 npm run bench       -- fewer requests, for a smoke run
-//   BENCH_PEER_ONLY=1 npm run bench   -- only the chartshot/peer workloads (issue 12's targets)
+// npm run bench: the real server measured over HTTP, beside its peer (bench/peer/) and a bare
+// node:http server; writes bench/results.json and the README table. BENCH_QUICK=1: a short run;
+// BENCH_PEER_ONLY=1: only the comparisons (bench/compare.ts).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
@@ -126,7 +123,7 @@ async function main() {
     await load(BASE, CORES * 2, scale(200), (i) => post(bar(i), 800, 400));
     await load(BASE, CORES * 2, scale(40), (i) => post(bar(i), 800, 400, 'svg'));
 
-    // chartshot beside its peer and a bare node:http server, every target of issue 12.
+    // chartshot beside its peer and a bare node:http server, each row with its target.
     const cmp = await compare({ base: BASE, serverPid: server.pid!, barePort: PORT + 1, headers, quick: QUICK }).catch(async (err: unknown) => {
       await stopServer(server);
       throw err;

@@ -1,12 +1,5 @@
-// The renderer page's API, called by the Node side through CDP with one plain-data request:
-//   window.chartshot.render({ configJson | configDeflated | config, width, height, format: 'png'|'svg',
-//                             backgroundColor, allowFunctions, watermark, maxImageBytes })
-//     -> { ok: true, data, ms, ranFunctions, needsReset } | { ok: false, error, ranFunctions, needsReset, imageBytes? }
-//   (configJson: the config as JSON text; configDeflated: that text raw-deflated, as base64, and
-//    the answer is then a promise)
-//   (needsReset: caller code ran that might have changed the page: reset it before reuse)
-//   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
-//   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
+// The renderer page's API (window.chartshot), called from Node through CDP with one plain-data
+// request per render. Why it is built this way: docs/decisions/0002-function-string-sandbox.md.
 (function () {
   'use strict';
   var Chart = window.Chart;
@@ -536,6 +529,15 @@
     }
   }
 
+  // The renderer page's API, called by the Node side through CDP with one plain-data request:
+  //   window.chartshot.render({ configJson | configDeflated | config, width, height, format: 'png'|'svg',
+  //                             backgroundColor, allowFunctions, watermark, maxImageBytes })
+  //     -> { ok: true, data, ms, ranFunctions, needsReset } | { ok: false, error, ranFunctions, needsReset, imageBytes? }
+  //   (configJson: the config as JSON text; configDeflated: that text raw-deflated, as base64, and
+  //    the answer is then a promise)
+  //   (needsReset: caller code ran that might have changed the page: reset it before reuse)
+  //   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
+  //   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
   var api = Object.freeze({ render: render, floor: floor, ready: !!(Chart && SvgContext && serializeSvg) });
   // read-only, but configurable so that loading the harness again in the same realm still works
   Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });

@@ -1,15 +1,14 @@
-// Runs before any other script in every document of a renderer page: harness.html loads it
-// first, and the pool registers it for every new document, so the same-origin iframes caller
-// code may create get it too (before their window can be reached).
-// Why: puppeteer forwards each console call and each uncaught error to Node over CDP with its
-// arguments in full (a loop of console.log of a 1 MB string moves gigabytes into Node), and each
-// network attempt, even one the CSP refuses, reports its whole URL. Caller code gets silence.
+// Runs first in every document of a renderer page, iframes included (harness.html loads it, the
+// pool registers it for every new document): caller code gets no console and no network APIs.
 (function () {
   'use strict';
   var desc = Object.getOwnPropertyDescriptor(window, '__chartshotLocked');
   if (desc) return;
   Object.defineProperty(window, '__chartshotLocked', { value: true, writable: false, configurable: false, enumerable: false });
 
+  // Why: puppeteer forwards each console call and each uncaught error to Node over CDP with its
+  // arguments in full (a loop of console.log of a 1 MB string moves gigabytes into Node), and each
+  // network attempt, even one the CSP refuses, reports its whole URL. Caller code gets silence.
   var noop = function () {};
   var quiet = Object.create(null);
   var names = ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'group', 'groupCollapsed',

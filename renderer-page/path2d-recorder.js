@@ -1,6 +1,5 @@
-// Loaded before chart.umd.js. Chart.js strokes lines with ctx.stroke(new Path2D(...)); the SVG
-// context cannot read a native Path2D back, so window.Path2D becomes a subclass that still IS a
-// native Path2D (real canvases draw it unchanged) and also records its commands for replay.
+// Makes window.Path2D a native Path2D subclass that also records its commands, so the SVG context
+// can replay the paths Chart.js strokes. Loaded before Chart.js; see docs/decisions/0009-svg-output.md.
 (function () {
   'use strict';
   var Native = window.Path2D;

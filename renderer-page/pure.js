@@ -1,15 +1,5 @@
-// Which function strings cannot change anything outside their own call, so that a render whose
-// callbacks are all of that kind needs no page reset afterwards (issue 12). Conservative: a
-// function is pure only when its body is, in a tiny grammar, a list of local declarations and
-// `if (e) return e;` ending in `return e;` (or an arrow's expression), where e uses literals,
-// its own parameters and locals, a few global functions (Math, Number, String, isNaN...),
-// property reads (a[i] too; dotted constructor/__proto__/prototype refused outright), the usual
-// operators, and calls only of `.name(...)` where every method of that name in the page is
-// side-effect free (toFixed, toLocaleString, slice, round...): a computed read is never called.
-// No assignment, no `new`, no object, array or function literals, no loops, no `this`:
-// such a function can read, compute and return, nothing else. Anything else is impure and its
-// page is reset as before. Runs before any caller code in the document; also loaded by a unit
-// test in Node (test/unit/pure-functions.test.ts), hence the root argument.
+// Which function strings provably change nothing outside their own call, so that a render whose
+// callbacks are all of that kind needs no page reset (docs/decisions/0002-function-string-sandbox.md).
 (function (root) {
   'use strict';
 
@@ -185,6 +175,15 @@
     return scope;
   }
 
+  // Conservative: a function is pure only when its body is, in a tiny grammar, a list of local
+  // declarations and `if (e) return e;` ending in `return e;` (or an arrow's expression), where e uses literals,
+  // its own parameters and locals, a few global functions (Math, Number, String, isNaN...),
+  // property reads (a[i] too; dotted constructor/__proto__/prototype refused outright), the usual
+  // operators, and calls only of `.name(...)` where every method of that name in the page is
+  // side-effect free (toFixed, toLocaleString, slice, round...): a computed read is never called.
+  // No assignment, no `new`, no object, array or function literals, no loops, no `this`:
+  // such a function can read, compute and return, nothing else. Anything else is impure and its
+  // page is reset as before.
   /** True when a function with these parameters and this body (a block's inside, or an arrow's
    *  expression when `expression`) provably changes nothing outside its call. */
   function isPure(params, body, expression) {
@@ -204,5 +203,7 @@
     }
   }
 
+  // Runs before any caller code in the document; also loaded by a unit test in Node
+  // (test/unit/pure-functions.test.ts), hence `root` rather than `window`.
   Object.defineProperty(root, 'ChartshotIsPure', { value: isPure, writable: false, configurable: false, enumerable: false });
 })(typeof window !== 'undefined' ? window : globalThis);

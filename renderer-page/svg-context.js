@@ -1,16 +1,5 @@
-// A 2D context that draws into an SVG document: svgcanvas's Context (document, defs, transforms,
-// gradients, drawImage, measureText) with the parts Chart.js trips over replaced:
-// - every fill()/stroke() paints a snapshot of the current path (canvas semantics), so clip() no
-//   longer consumes the path and fill('evenodd') / clip('evenodd') keep their rule;
-// - fill(Path2D)/stroke(Path2D)/clip(Path2D) replay the recording Path2D of path2d-recorder.js;
-// - non-finite arguments are ignored like a canvas does (no NaN in paths), arcs follow Chromium's
-//   angle rules and full circles are two exact half arcs;
-// - paths are built in an array (svgcanvas re-scans the whole path string on every lineTo);
-// - state setters validate like a canvas (lineWidth 0 or an invalid colour is ignored) and colours
-//   are normalised by a real canvas context;
-// - text is positioned on the alphabetic baseline using the canvas's own font metrics, no
-//   text-decoration="undefined";
-// - element ids are sequential per document, so the same chart gives byte-identical SVG.
+// A 2D context that draws into an SVG document: svgcanvas's Context with the parts Chart.js trips
+// over replaced. Why, and what was measured: docs/decisions/0009-svg-output.md.
 (function () {
   'use strict';
   var Base = window.svgcanvas && window.svgcanvas.Context;
@@ -123,6 +112,18 @@
     return v !== null && typeof v === 'object' && v.__root && v.__ctx && typeof v.__root.getAttribute === 'function';
   }
 
+  // What differs from svgcanvas's Context (document, defs, transforms, gradients, drawImage, measureText):
+  // - every fill()/stroke() paints a snapshot of the current path (canvas semantics), so clip() no
+  //   longer consumes the path and fill('evenodd') / clip('evenodd') keep their rule;
+  // - fill(Path2D)/stroke(Path2D)/clip(Path2D) replay the recording Path2D of path2d-recorder.js;
+  // - non-finite arguments are ignored like a canvas does (no NaN in paths), arcs follow Chromium's
+  //   angle rules and full circles are two exact half arcs;
+  // - paths are built in an array (svgcanvas re-scans the whole path string on every lineTo);
+  // - state setters validate like a canvas (lineWidth 0 or an invalid colour is ignored) and colours
+  //   are normalised by a real canvas context;
+  // - text is positioned on the alphabetic baseline using the canvas's own font metrics, no
+  //   text-decoration="undefined";
+  // - element ids are sequential per document, so the same chart gives byte-identical SVG.
   function SvgContext(options) {
     this.__cs = defaultState();
     this.__stack = [];

@@ -1,12 +1,5 @@
-// Serialises the SVG tree the canvas-to-SVG context built, keeping only the elements and
-// attributes that context emits (svg-context.js + svgcanvas): caller code may append anything to
-// that tree (a script, an onload, foreignObject, a 150 MB comment), and none of it survives.
-// Kept: element and attribute names from the tables below, text inside <text>; references only
-// to "#id" (url(#id), href="#id") or to an embedded data:image/(png|jpeg|gif|webp);base64 image.
-// Dropped: every other element with its subtree, comments, processing instructions, CDATA,
-// event handlers, style. The output is measured (UTF-8 bytes) as it is built and refused once it
-// passes the limit. Every DOM and string operation goes through references saved at load.
-//   window.ChartshotSerializeSvg(root, width, height, maxBytes) -> string | { tooLarge: bytes }
+// Serialises the SVG tree the canvas-to-SVG context built, keeping only the elements and attributes
+// that context emits: whatever caller code appended to the tree does not survive.
 (function () {
   'use strict';
   var SVG_NS = 'http://www.w3.org/2000/svg';
@@ -212,6 +205,12 @@
     }
   }
 
+  // Kept: element and attribute names from the tables below, text inside <text>; references only
+  // to "#id" (url(#id), href="#id") or to an embedded data:image/(png|jpeg|gif|webp);base64 image.
+  // Dropped: every other element with its subtree, comments, processing instructions, CDATA,
+  // event handlers, style. The output is measured (UTF-8 bytes) as it is built and refused once it
+  // passes the limit. Every DOM and string operation goes through references saved at load.
+  //   window.ChartshotSerializeSvg(root, width, height, maxBytes) -> string | { tooLarge: bytes }
   function serialize(root, width, height, maxBytes) {
     var w = new Writer(maxBytes);
     try {

@@ -1,6 +1,5 @@
-// Writes dist/build-info.json: the build identifier GET /v1/status reports as buildHash.
-// The git commit when the tree is a git checkout (with -dirty for uncommitted changes),
-// otherwise the package version. BUILD_HASH at run time still wins (see src/config.ts).
+// Writes dist/build-info.json, the buildHash of GET /v1/status: the git commit (-dirty when the
+// tree has changes), else the package version. BUILD_HASH at run time still wins.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,4 +1,4 @@
-// Issue 12 item 1: what a callback render costs next to the same render without callbacks, through
+// What a callback render costs next to the same render without callbacks, through
 // PagePool.render, at 1 and at 4 in flight. Usage: node --import tsx scripts/callback-cost.ts [seconds]
 import { PagePool } from '../src/render/pool.js';
 import { createLogger } from '../src/log.js';

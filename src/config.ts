@@ -73,7 +73,7 @@ function bool(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
 }
 
 function defaultChromium(): string {
-  // The /usr/bin/chromium wrapper adds flags and noise: launch the binary itself (FIELD-NOTES).
+  // The /usr/bin/chromium wrapper adds flags and noise: launch the binary itself.
   for (const p of ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser']) {
     if (existsSync(p)) return p;
   }

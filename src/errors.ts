@@ -1,4 +1,4 @@
-// AppError carries SPEC's error codes; the error mapper turns it into {error, detail}.
+// AppError and one factory per error code of the API; the error mapper turns it into {error, detail}.
 export type ErrorCode =
   | 'invalid_input'
   | 'chart_required'
@@ -39,7 +39,7 @@ export const forbidden = (detail: string) => new AppError(403, 'forbidden', deta
 export const notFound = (detail = 'not found') => new AppError(404, 'not_found', detail);
 export const rateLimitExceeded = (retryAfterS: number, detail = 'rate limit exceeded') =>
   new AppError(429, 'rate_limit_exceeded', detail, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
-/** retryAfterS: seconds until the trial ends (a 429 always carries Retry-After, CONTRACT §2). */
+/** retryAfterS: seconds until the trial ends (every 429 carries Retry-After). */
 export const trialLimitReached = (detail = 'trial usage exhausted (100 charts)', retryAfterS = 30 * 86400) =>
   new AppError(429, 'trial_limit_reached', detail, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
 export const internalError = (detail = 'internal error') => new AppError(500, 'internal_error', detail);

@@ -1,7 +1,5 @@
-// The corpus entries with function-string callbacks (tick formatters, scriptable colours,
-// legend filters, tooltip and datalabel-free label callbacks), each built twice: with its
-// callbacks, and as the same chart without them (static colours, default ticks), so the
-// benchmark can price the callbacks alone.
+// The corpus entries with function-string callbacks, each built twice (with its callbacks and as
+// the same chart without them), so the benchmark can price the callbacks alone.
 import { rng, series, type Body } from './gen.js';
 
 interface Pair {

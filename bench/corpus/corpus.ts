@@ -1,8 +1,5 @@
-// The benchmark corpus: 40 realistic Chart.js 4 configs as POST /v1/chart bodies, of all eight
-// types plus mixed bar+line, from 100x100 to 2000x1000, a few with thousands of points, some
-// unicode, and 5 (one in eight) with function-string callbacks. Every callback entry carries
-// `plain`: the same chart without its callbacks, for the callback-cost workload.
-// Data come from a seeded generator, so every run renders the same bytes.
+// The benchmark corpus: 40 realistic Chart.js 4 configs as POST /v1/chart bodies, from a seeded
+// generator so every run renders the same bytes; callback entries carry `plain` (no callbacks).
 import { bodies as callbackBodies } from './callbacks.js';
 import { rng, series, labelsOf, type Body, type Entry } from './gen.js';
 
@@ -148,6 +145,8 @@ const plainBodies: Array<[string, Body]> = [
   ['line-multi-axis', body(line(35, 48, 4, { interaction: { mode: 'index', intersect: false }, plugins: title('Four metrics, 48 hours') }, { pointRadius: 1 }), 1600, 800)],
 ];
 
+// All eight types plus mixed bar+line, from 100x100 to 2000x1000, a few with thousands of
+// points, some unicode, and 5 (one in eight) with function-string callbacks.
 export const corpus: Entry[] = [
   ...plainBodies.map(([name, b]) => ({ name, body: b })),
   ...callbackBodies().map(({ name, withCallbacks, without }) => ({ name, body: withCallbacks, plain: without })),

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Sets up the benchmark's peer (chartjs-node-canvas on node-canvas) and wrk, idempotently and
-# quickly when already done. Called by bench/run.ts (npm run bench); never by npm ci or npm test.
-# node-canvas has no usable prebuilt binary here, so it compiles against Debian's cairo/pango.
+# Sets up the benchmark's peer (chartjs-node-canvas on node-canvas) and wrk, idempotently; run by
+# npm run bench only. node-canvas has no usable prebuilt binary here: it builds against cairo/pango.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -1,12 +1,5 @@
-// The benchmark's peer: chartjs-node-canvas (what QuickChart renders with) on node-canvas, in
-// one Node process. bench/run.ts forks this file and sends it workloads over IPC:
-//   { id, bodies: string[] (POST /v1/chart bodies as JSON), concurrency, total }
-// It renders bodies[i % n] for i < total with `concurrency` async loops calling renderToBuffer
-// (the work is CPU-bound on one thread; only node-canvas's PNG encode runs off-thread), and
-// answers { id, result: { concurrency, requests, errors, seconds, perSecond, p50Ms, p95Ms, p99Ms, latencies } }.
-// Per request it does what a QuickChart-like server does: parse the JSON, turn function strings
-// into functions in Node (the peer's behaviour; chartshot only does so inside its sandboxed page),
-// render at the requested size and background, encode PNG.
+// The benchmark's peer: chartjs-node-canvas (what QuickChart renders with) on node-canvas, in one
+// Node process, doing per request what a QuickChart-like server does. Forked by bench/peer.ts.
 import { readFileSync } from 'node:fs';
 import { ChartJSNodeCanvas } from 'chartjs-node-canvas';
 
@@ -118,6 +111,14 @@ async function run({ bodies, concurrency, total }) {
 // Workloads run one at a time, in the order they arrive (only when forked: importing this file
 // elsewhere, e.g. to look at one peer render, starts nothing).
 let queue = Promise.resolve();
+// Workloads arrive over IPC:
+//   { id, bodies: string[] (POST /v1/chart bodies as JSON), concurrency, total }
+// It renders bodies[i % n] for i < total with `concurrency` async loops calling renderToBuffer
+// (the work is CPU-bound on one thread; only node-canvas's PNG encode runs off-thread), and
+// answers { id, result: { concurrency, requests, errors, seconds, perSecond, p50Ms, p95Ms, p99Ms, latencies } }.
+// Per request it does what a QuickChart-like server does: parse the JSON, turn function strings
+// into functions in Node (the peer's behaviour; chartshot only does so inside its sandboxed page),
+// render at the requested size and background, encode PNG.
 if (process.send) process.on('message', (msg) => {
   if (msg?.type === 'exit') process.exit(0);
   queue = queue.then(async () => {

@@ -1,7 +1,5 @@
 // Which IP addresses an outbound request (webhooks) may reach (pure, no I/O): public unicast
-// only. Loopback, private, link-local (the cloud metadata service at 169.254.169.254), CGNAT,
-// "this network", multicast, broadcast, reserved and documentation ranges are refused, also
-// when written as IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6.
+// only, however the address is written.
 import { isIP } from 'node:net';
 import { expandIpv6 } from './clientAddress.js';
 
@@ -67,6 +65,9 @@ function embedded(v4: string): string | null {
   return why && `${why}, embedded in IPv6`;
 }
 
+// Refused: loopback, private, link-local (the cloud metadata service at 169.254.169.254), CGNAT,
+// "this network", multicast, broadcast, reserved and documentation ranges, also when written as
+// IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6.
 /** Why an outbound request must not go to this address, or null when it is public. */
 export function refusedAddress(address: string): string | null {
   let a = address.trim();

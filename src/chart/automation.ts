@@ -1,7 +1,5 @@
-// Automation-style (Zapier-style) inputs -> Chart.js configs. Pure: no I/O. Inputs arrive
-// already shaped by the JSON Schemas in http/schemas/automation.ts (defaults applied,
-// types coerced); here the comma-separated lists are parsed and checked, and every bad
-// value becomes 400 invalid_input naming its field.
+// Automation-style (Zapier-style) inputs -> Chart.js configs (pure): comma-separated lists are
+// parsed and checked, and every bad value becomes 400 invalid_input naming its field.
 import { invalidInput } from '../errors.js';
 import { checkColor, type ChartConfig } from './request.js';
 
@@ -64,6 +62,8 @@ export const MAX_SERIES = 3;
 /** Series and slice colours used when none are given (Tailwind 500s: distinct, readable on white). */
 export const PALETTE = ['#3B82F6', '#10B981', '#F59E0B', '#EF4444', '#8B5CF6', '#EC4899', '#14B8A6', '#F97316', '#6366F1', '#84CC16'] as const;
 
+// Inputs arrive already shaped by the JSON Schemas in http/schemas/automation.ts (defaults
+// applied, types coerced).
 /** Splits a comma-separated list; commas inside parentheses (rgb(1, 2, 3)) do not split. */
 export function splitList(text: string): string[] {
   const out: string[] = [];

@@ -1,9 +1,10 @@
-// Whether a stored request could run caller code when rendered. The page revives a string
-// into a function only when functions are allowed and the string contains "function" or "=>"
-// (renderer-page/harness.js cleanConfig); this answers for any such string anywhere, a superset
-// of what the page revives (it leaves labels and data alone), so "no" is always safe.
+// Whether a stored request could run caller code when rendered (pure): a superset of what the
+// page revives, so "no" is always safe.
 import type { RenderRequest } from './request.js';
 
+// The page revives a string into a function only when functions are allowed and the string
+// contains "function" or "=>" (renderer-page/harness.js cleanConfig); this answers for any such
+// string anywhere, labels and data included.
 export function mayRunCallerCode(req: RenderRequest): boolean {
   if (!req.allowFunctions) return false;
   // Iterative: a stored config is depth-limited at creation, but this must not trust that.

@@ -1,6 +1,5 @@
-// The identity a per-client limit is kept for (pure, no I/O): an IPv4 address, or the /64 of an
-// IPv6 address, the block one subscriber usually holds, so rotating through it gains nothing.
-// Used by the open endpoint's window and by trial signups.
+// The identity a per-client limit is kept for (pure): an IPv4 address, or the /64 of an IPv6
+// address, so rotating through one subscriber's block gains nothing.
 import { isIP } from 'node:net';
 
 /** The identity a window is kept for: an IPv4 address, or the /64 of an IPv6 address. */

@@ -1,10 +1,15 @@
-// Security gate for the open (unauthenticated) endpoint. Pure: no I/O, never throws.
-//
-// Nothing in a config is ever executed on the open endpoint: function strings are not revived
-// there and the render page has no network. The gate is defence in depth, so it refuses
-// anything that would become dangerous if one of those layers failed.
-//
-// Policy
+// Security gate of the open endpoint (pure, never throws): defence in depth, refusing what would
+// become dangerous if another layer failed. Why: docs/decisions/0008-open-endpoint.md.
+
+import { findCode, isWholeFunction } from './jsTokens.js';
+import { CHART_TYPES } from './request.js';
+
+const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
+const MAX_DEPTH = 32;
+const MAX_NODES = 100_000;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+// What the gate refuses:
 // - Shape: a plain JSON object whose `type` (and every dataset `type`) is one of CHART_TYPES;
 //   no top-level `plugins` key (it is the hook for arbitrary code in Chart.js); no
 //   `__proto__` / `constructor` / `prototype` key anywhere (prototype pollution); at most
@@ -27,15 +32,6 @@
 //   control characters, case, runs of whitespace and /* comments */. Script schemes are also
 //   matched with every space removed (`JaVaScRiPt :`), as URL parsers drop tabs and newlines.
 //   A newline inside an identifier (`e\nval(`) is two words, so it is not a call.
-
-import { findCode, isWholeFunction } from './jsTokens.js';
-import { CHART_TYPES } from './request.js';
-
-const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
-const MAX_DEPTH = 32;
-const MAX_NODES = 100_000;
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
 /** Returns null when the config may be rendered on the open endpoint, else a short human-readable reason (used as the error detail of 400 invalid_config). Never throws, whatever the input. */
 export function findGateViolation(config: unknown): string | null {
   try {

@@ -1,15 +1,5 @@
-// A small JavaScript tokenizer and the rules the open endpoint's gate applies to its token
-// stream. Pure, linear in the input (every loop advances; bracket matching is one stack pass;
-// rules look a bounded number of tokens ahead).
-//
-// Why tokens and not regular expressions: code is a shape over tokens (a parameter list then
-// `=>`, `) {`, a dangerous name reached through `)`, `]` or `?.` and then called, a template
-// with `${`), while prose uses the same characters in other shapes ("2019 => 2020 growth",
-// "Sales (EUR) => up 5%", "f(x) = x^2"). Strings are tokens too, so `self["eval"](...)` shows
-// the name, and their contents are checked again (code hidden in a string literal).
-//
-// The input is already de-obfuscated by the gate (escapes, entities, URL encoding, NFKC,
-// invisible characters) and lower-cased, so `EVAL(` and `Function(` are caught as well.
+// A small JavaScript tokenizer and the code-shape rules the open endpoint's gate applies to its
+// tokens. Pure and linear. Why tokens: docs/decisions/0008-open-endpoint.md.
 
 export type TokenKind = 'id' | 'num' | 'str' | 'tpl' | 're' | 'p';
 
@@ -32,6 +22,11 @@ const DIGIT = /\d/;
 const VALUE_END = new Set([')', ']', '}']);
 const KEYWORD_BEFORE_EXPRESSION = new Set(['return', 'typeof', 'void', 'delete', 'in', 'of', 'new', 'case', 'do', 'else', 'yield', 'await', 'instanceof']);
 
+// Linear: every loop advances, bracket matching is one stack pass, rules look a bounded number
+// of tokens ahead. Strings are tokens too, so `self["eval"](...)` shows the name, and their
+// contents are checked again (code hidden in a string literal). The input is already
+// de-obfuscated by the gate (escapes, entities, URL encoding, NFKC, invisible characters) and
+// lower-cased, so `EVAL(` and `Function(` are caught as well.
 export function tokenize(s: string, maxTokens = 20_000): Token[] {
   const out: Token[] = [];
   let i = 0;

@@ -1,18 +1,5 @@
-// Cost caps of the open endpoint: pure, no I/O. Chart.js 4.6, chartjs-plugin-annotation 3.1
-// and chartjs-plugin-datalabels 2.2 loop or allocate per unit of some numeric options (a tick
-// per ticks.count, a vertex per polygon side, a tick per time unit between min and max, a
-// label per datalabels label and point...). An anonymous request must stay cheap whatever it
-// sends, so every such option is capped here and a config past a cap is refused (400
-// invalid_config naming the option and the cap) rather than silently clamped: the playground
-// user learns why.
-//
-// Options are matched by key name wherever they appear outside the data values (options,
-// dataset options, scale, element and plugin options), since Chart.js resolves the same
-// key at many levels. A capped key holding a number, a numeric string (Chart.js coerces them),
-// an array (indexable options) or an object of them (padding, borderRadius, borderWidth of a
-// bar) is checked value by value; a capped key holding any other string is refused, so code
-// cannot hide in a numeric field. What each cap costs at its bound is measured by
-// bench/open-worst.ts.
+// Cost caps of the open endpoint (pure): options that make Chart.js or its plugins loop or
+// allocate per unit are capped, and refused past the cap. Why: docs/decisions/0008-open-endpoint.md.
 import { parse as parseWithFormat, parseISO, isValid } from 'date-fns';
 
 /** Most ticks a scale may generate (ticks.count, maxTicksLimit, a time range over its unit). */
@@ -80,6 +67,13 @@ const NUMBER_OR_OTHER: ReadonlySet<string> = new Set(['offset', 'padding', 'widt
 
 type Json = unknown;
 
+// Options are matched by key name wherever they appear outside the data values (options,
+// dataset options, scale, element and plugin options), since Chart.js resolves the same
+// key at many levels. A capped key holding a number, a numeric string (Chart.js coerces them),
+// an array (indexable options) or an object of them (padding, borderRadius, borderWidth of a
+// bar) is checked value by value; a capped key holding any other string is refused, so code
+// cannot hide in a numeric field. What each cap costs at its bound is measured by
+// bench/open-worst.ts.
 /** Returns null when the config is within every cap, else the reason (naming option and cap). */
 export function findCapViolation(config: Record<string, Json>): string | null {
   return checkData(config.data) ?? walkOptions(config.options, 'options', 0) ?? checkDatasets(config.data) ?? checkTimeScales(config) ?? checkLogScales(config);

@@ -1,4 +1,4 @@
-// SPEC's plan table as data: every limit check reads it. "Pro" is Growth (CONTRACT §2).
+// The plan table as data: every limit check reads it. "Pro" is accepted as another name of Growth.
 export type PlanName = 'trial' | 'starter' | 'growth' | 'enterprise';
 export type Format = 'png' | 'svg' | 'pdf';
 

@@ -1,15 +1,5 @@
 // Rate-limit windows as pure arithmetic (no I/O): the store keeps the state, this decides.
-//
-// Per-minute + burst = one token bucket: it holds at most `burst` requests and refills at
-// `perMinute` per minute, so a quiet client may send `burst` at once and then `perMinute` a
-// minute. Per-hour = a fixed window aligned to the clock hour (UTC): at most `perHour` requests
-// from hh:00:00 to hh:59:59. A request is allowed when both have room; only an allowed request
-// takes from them.
-//
-// Headers: X-RateLimit-Limit = burst (the most a client can send right now when idle);
-// X-RateLimit-Remaining = what it may send right now (bucket tokens, capped by the hour's room);
-// X-RateLimit-Reset = Unix seconds when Remaining is back at Limit (or, when the hour window is
-// the tighter one, when the hour ends).
+// Token bucket + hourly window, per account: docs/decisions/0004-rate-limits.md.
 
 export interface RateLimits {
   readonly perMinute: number;
@@ -41,6 +31,16 @@ export function freshState(limits: RateLimits, now: number): RateState {
   return { tokens: limits.burst, refilledAt: now, hourStart: Math.floor(now / HOUR_MS) * HOUR_MS, hourCount: 0 };
 }
 
+// Per-minute + burst = one token bucket: it holds at most `burst` requests and refills at
+// `perMinute` per minute, so a quiet client may send `burst` at once and then `perMinute` a
+// minute. Per-hour = a fixed window aligned to the clock hour (UTC): at most `perHour` requests
+// from hh:00:00 to hh:59:59. A request is allowed when both have room; only an allowed request
+// takes from them.
+//
+// Headers: X-RateLimit-Limit = burst (the most a client can send right now when idle);
+// X-RateLimit-Remaining = what it may send right now (bucket tokens, capped by the hour's room);
+// X-RateLimit-Reset = Unix seconds when Remaining is back at Limit (or, when the hour window is
+// the tighter one, when the hour ends).
 /** Advances the state to `now`, then (when `take` and allowed) takes one request. */
 export function rateStep(prev: RateState | null, limits: RateLimits, now: number, take: boolean): { state: RateState; decision: RateDecision } {
   const s: RateState = prev ? { ...prev } : freshState(limits, now);

@@ -1,11 +1,5 @@
-// Admission control in front of the page pool: at most `slots` renders hold a page at once;
-// the rest wait in per-owner FIFOs served round-robin, so one heavy key (or one address on the
-// open endpoint) cannot starve the others, and a request whose estimated wait is already
-// beyond the acquire deadline is refused at once (503 + Retry-After) instead of queueing
-// until it times out. No Chromium here: this file is plain data structures and timers.
-//
-// Hot path (a slot is free, nobody waits): `enter` decrements a counter and returns null, with
-// no allocation and no timer; `leave` updates one average and increments the counter.
+// Admission control in front of the page pool: one slot per page, fair round-robin per owner,
+// early refusal with Retry-After; no Chromium here. Why: docs/decisions/0006-admission-gate.md.
 
 /** Per-owner FIFOs, served one item per owner in turn. Pure. */
 export class FairQueue<T> {
@@ -176,6 +170,8 @@ function settle(w: Waiter): void {
   w.unlisten?.();
 }
 
+// Hot path (a slot is free, nobody waits): `enter` decrements a counter and returns null, with
+// no allocation and no timer; `leave` updates one average and increments the counter.
 export class AdmissionGate {
   private free: number;
   private readonly queue = new FairQueue<Waiter>();

@@ -27,9 +27,9 @@ export interface BrowserOptions {
 const SETPRIV = '/usr/bin/setpriv';
 const NOBODY = 65534;
 
-// Flags measured in FIELD-NOTES. The proxy pointing at a closed port plus the WebRTC policy
-// in the profile close the routes request interception does not see (WebSocket, prefetch,
-// popups, WebRTC UDP).
+// The proxy pointing at a closed port plus the WebRTC policy in the profile close the routes
+// request interception does not see: WebSocket, prefetch, popups and WebRTC UDP all got out
+// with interception alone (docs/decisions/0002-function-string-sandbox.md).
 function launchArgs(opts: BrowserOptions, mode: SandboxMode): string[] {
   return [
     ...(mode === 'off' ? ['--no-sandbox'] : []),

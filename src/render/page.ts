@@ -1,6 +1,5 @@
-// One renderer page: a Chromium tab in a browser context of its own with the harness loaded,
-// the CDP call protocol that runs a render on it, and the reset that gives the next caller a
-// clean document. Nothing here leases or recycles pages (pool.ts does).
+// One renderer page: a Chromium tab in its own browser context with the harness loaded, the CDP
+// call that runs a render on it, and the reset that cleans it. Leasing and recycling: pool.ts.
 import type { BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
@@ -189,7 +188,8 @@ export class RenderPage {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.markDead('render timed out');
-        // Stops an infinite loop in a callback within milliseconds (FIELD-NOTES).
+        // On the session already attached (a new one cannot attach to a busy page): stops an
+        // infinite loop in a callback within milliseconds.
         this.cdp.send('Runtime.terminateExecution').catch(() => {});
         reject(new RenderError('timeout', `render took longer than ${this.renderTimeoutMs} ms`));
       }, this.renderTimeoutMs);

@@ -1,10 +1,5 @@
-// A pool of pre-warmed Chromium pages, each with the harness loaded: the browser it runs in
-// (launched, watched, relaunched), the page factory, leasing through the admission gate and
-// recycling. Every lease is given back in `finally`; a page that failed, timed out or crashed
-// is destroyed, a page that ran caller code is reset (page.ts) before anyone else may use it
-// (unless every function was proven pure by renderer-page/pure.js and the page found nothing
-// left behind: then it is reused at once), and pages recycle after a staggered number of
-// renders. Page mechanics live in page.ts, invoice printing in printer.ts.
+// The pool of pre-warmed Chromium pages: the browser behind it, the page factory, leasing through
+// the admission gate, reset and recycling. Why: docs/decisions/0007-crash-only-browser.md.
 import genericPool, { type Pool } from 'generic-pool';
 import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser, type SandboxMode } from './browser.js';
@@ -65,6 +60,11 @@ export interface RendererInfo {
   uid: number;
 }
 
+// Every lease is given back in `finally`; a page that failed, timed out or crashed
+// is destroyed, a page that ran caller code is reset (page.ts) before anyone else may use it
+// (unless every function was proven pure by renderer-page/pure.js and the page found nothing
+// left behind: then it is reused at once), and pages recycle after a staggered number of
+// renders. Page mechanics live in page.ts, invoice printing in printer.ts.
 export class PagePool {
   private pool!: Pool<RenderPage>;
   private files: Map<string, HarnessFile>;

@@ -1,7 +1,5 @@
-// Documents (invoices) printed to PDF by the renderer's browser. Each print gets a fresh page in
-// a context of its own, JavaScript off and every request blocked (data: URLs aside), closed
-// afterwards. Prints pass a gate of their own (maxPrints at once, a bounded fair queue, 503
-// past it), so a burst of downloads never opens more pages than that nor takes a render's page.
+// Invoices printed to PDF by the renderer's browser, each on a fresh locked-down page, through a
+// gate of their own so a burst of downloads never takes a render's page.
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { AdmissionGate, AdmissionRefused } from './admission.js';
 import { RenderError, withDeadline } from './page.js';
@@ -15,6 +13,9 @@ export interface PrinterOptions {
   acquireTimeoutMs: number;
 }
 
+// Each print gets a fresh page in a context of its own, JavaScript off and every request blocked
+// (data: URLs aside), closed afterwards. The gate: maxPrints at once, a bounded fair queue, 503
+// past it.
 export class DocumentPrinter {
   private readonly gate: AdmissionGate;
   private counters = { running: 0, printed: 0 };

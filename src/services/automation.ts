@@ -1,6 +1,5 @@
-// Automation-style (Zapier-style) charts: simple inputs -> a Chart.js config (pure, in
-// chart/automation.ts) -> a permanent short chart (one generation, through the same path
-// as POST /v1/chart/create) -> the seven URLs and fields SPEC names.
+// Automation-style (Zapier-style) charts: simple inputs -> a Chart.js config (chart/automation.ts)
+// -> a short chart, one generation, as POST /v1/chart/create -> the seven fields of the 201 body.
 import { AUTOMATION_BUILDERS, type AutomationChart, type AutomationKind } from '../chart/automation.js';
 import { AppError, invalidInput, notFound } from '../errors.js';
 import type { Format } from '../chart/plans.js';
@@ -47,7 +46,7 @@ export class AutomationService {
       // Built from plain text (titles, labels): never revive function strings from it.
       short = await this.shortCharts.create(auth, built, { allowFunctions: false });
     } catch (err) {
-      // CONTRACT §2: every bad input of these endpoints is invalid_input (e.g. a size over the plan's cap).
+      // These endpoints answer every bad input with invalid_input (e.g. a size over the plan's cap).
       if (err instanceof AppError && (err.code === 'invalid_dimensions' || err.code === 'chart_required')) throw invalidInput(err.detail ?? err.code);
       throw err;
     }

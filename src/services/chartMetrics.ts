@@ -3,7 +3,7 @@
 import type { ChartMetricsRow, ChartMetricsStore } from '../store/types.js';
 import type { Logger } from '../log.js';
 
-/** The metrics object of SPEC "Chart metrics". */
+/** The body of GET /v1/metrics/{id}. */
 export interface ChartMetrics {
   hitCount: number;
   errorCount: number;

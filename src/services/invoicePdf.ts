@@ -1,6 +1,5 @@
-// Invoice PDFs: printed once, then served from the store. An issued invoice changes only in its
-// status (open, paid, failed), which the document shows, so each status is printed at most once;
-// concurrent downloads of one document share one print. Printing itself is gated in the pool.
+// Invoice PDFs: printed once per invoice status, then served from the store; concurrent downloads
+// of one document share one print.
 import { serviceUnavailable } from '../errors.js';
 import { RenderError } from '../render/pool.js';
 import type { Account, ImageStore } from '../store/types.js';

@@ -1,6 +1,5 @@
-// Prometheus metrics (prom-client). One Registry per app instance, never the global default
-// one, so several servers can live in one process (tests). It is the observer of renders,
-// cache look-ups and HTTP requests; pool figures are read from the pool at scrape time.
+// Prometheus metrics (prom-client): the observer of renders, cache look-ups and HTTP requests;
+// pool figures are read from the pool at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Format } from '../chart/plans.js';
 import type { PoolStats } from '../render/pool.js';
@@ -21,6 +20,8 @@ const MAX_BOUND_LABEL_SETS = 1000;
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+// One Registry per app instance, never the global default one, so several servers can live in
+// one process (tests).
 export class Metrics implements RenderObserver, CacheObserver {
   readonly registry = new Registry();
   private readonly renderDuration: Histogram<'format' | 'outcome'>;

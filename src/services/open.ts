@@ -1,20 +1,5 @@
-// The open (unauthenticated) render use case: normalise and gate the request, serve it from
-// the image cache when possible, otherwise admit it against the caller's per-hour window of
-// cache-miss renders and render it watermarked, without functions.
-//
-// Decisions
-// - Cache key: a digest of the normalised request ("open:" + requestDigest), so two URLs that
-//   differ only in parameter order, JSON key order or unknown parameters share one image.
-// - TTL 30 days: the persistent tier cannot be grown without bound by anonymous traffic,
-//   while the rendering is deterministic (toDataURL is byte-identical across renders), so an
-//   image re-rendered after expiry has the same bytes and ETag as before.
-// - What counts: every render this service starts, once it passed the pure checks, whether
-//   it then succeeds or fails (a failing config costs the box as much as a good one). Cache
-//   hits are free, and so is a request that joins a render of the same image already in
-//   flight (it costs nothing more); checks before the window (gate, sizes) are free too.
-// - Client: the IP Koa reports (the socket address, or the right-most X-Forwarded-For entry
-//   when TRUST_PROXY). IPv4-mapped IPv6 is IPv4; other IPv6 addresses count per /64, the
-//   block one subscriber usually holds, so rotating through it gains nothing.
+// The open (unauthenticated) render use case: gate, cache, per-client window, watermarked render
+// without functions. Why: docs/decisions/0008-open-endpoint.md.
 import { LRUCache } from 'lru-cache';
 import { clientKey } from '../chart/clientAddress.js';
 import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type OpenChartQuery, type OpenRequest } from '../chart/open.js';
@@ -60,6 +45,19 @@ interface AdmittedTarget {
   editUrl: string;
 }
 
+// How it caches and counts:
+// - Cache key: a digest of the normalised request ("open:" + requestDigest), so two URLs that
+//   differ only in parameter order, JSON key order or unknown parameters share one image.
+// - TTL 30 days: the persistent tier cannot be grown without bound by anonymous traffic,
+//   while the rendering is deterministic (toDataURL is byte-identical across renders), so an
+//   image re-rendered after expiry has the same bytes and ETag as before.
+// - What counts: every render this service starts, once it passed the pure checks, whether
+//   it then succeeds or fails (a failing config costs the box as much as a good one). Cache
+//   hits are free, and so is a request that joins a render of the same image already in
+//   flight (it costs nothing more); checks before the window (gate, sizes) are free too.
+// - Client: the IP Koa reports (the socket address, or the right-most X-Forwarded-For entry
+//   when TRUST_PROXY). IPv4-mapped IPv6 is IPv4; other IPv6 addresses count per /64, the
+//   block one subscriber usually holds, so rotating through it gains nothing.
 export class OpenChartService {
   /** Renders of this service in flight, by cache key: later identical requests wait for them for free. */
   private readonly pending = new Flights<StoredImage>();

@@ -1,13 +1,14 @@
-// Outbound HTTP for webhooks: http(s) only, to public addresses only (unless allowPrivate), the
-// name resolved once and the connection made to the very address that was vetted (a custom
-// lookup), so a DNS answer that changes between check and connect (rebinding) gains nothing.
-// Redirects are not followed: the caller sees the 3xx status.
+// Outbound HTTP for webhooks: http(s) to public addresses only, connecting to the very address
+// that was vetted (no DNS rebinding), redirects not followed.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { refusedAddress } from '../chart/addresses.js';
 
+// Public addresses only unless allowPrivate. The name is resolved once and the connection made to
+// the very address that was vetted (a custom lookup), so a DNS answer that changes between check
+// and connect (rebinding) gains nothing. Redirects are not followed: the caller sees the 3xx.
 /** The target may never be reached (scheme or address): retrying cannot help. */
 export class RefusedTarget extends Error {}
 

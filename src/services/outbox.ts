@@ -1,10 +1,5 @@
-// Delivers the persistent outbox: usage_threshold webhooks (signed) and, when SMTP_URL is set,
-// e-mails. An item leaves "pending" only when delivered, or failed after the last retry;
-// retries back off exponentially. Everything is in SQLite, so a restart loses nothing.
-//
-// Signature: X-Chartshot-Signature = lowercase hex HMAC-SHA256 of the raw body, keyed with the
-// account's signing secret: the secret of its oldest active live/trial key (the one printed by
-// `accounts create`), falling back to its oldest key of any kind.
+// Delivers the persistent outbox (signed usage_threshold webhooks; e-mails when SMTP_URL is set),
+// with exponential backoff; everything is in SQLite, so a restart loses nothing.
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { OutboxItem, OutboxRecord } from '../store/metering.js';
@@ -30,6 +25,10 @@ export interface OutboxOptions {
   allowPrivate?: boolean;
 }
 
+// An item leaves "pending" only when delivered, or failed after the last retry.
+// Signature: X-Chartshot-Signature = lowercase hex HMAC-SHA256 of the raw body, keyed with the
+// account's signing secret: the secret of its oldest active live/trial key (the one printed by
+// `accounts create`), falling back to its oldest key of any kind.
 export class OutboxWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;

@@ -1,14 +1,5 @@
-// Short charts: POST /v1/chart/create keeps the normalised request and the image behind an
-// unguessable id; GET /v1/chart/{id} serves the image from the cache tiers without
-// credentials and without counting, re-rendering it from the stored request (uncounted)
-// once the plan's cache duration has passed.
-//
-// A stored request may carry caller code that works today and loops tomorrow, so re-renders
-// are contained (issue 11): the last good image is served (stale) while a re-render runs in
-// the background or has failed; a failed re-render is remembered in the store with an
-// exponential backoff and its error replayed at once meanwhile; re-renders are limited per
-// chart (a token bucket), per account (a budget of page time) and per instance (at most half
-// the pool at once); a revoked or expired key's functions never run again.
+// Short charts: POST /v1/chart/create keeps the request and image behind an unguessable id;
+// GET /v1/chart/{id} serves it without credentials or counting, re-rendering it once expired.
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
 import { mayRunCallerCode } from '../chart/callerCode.js';
@@ -139,6 +130,12 @@ const ignore = () => {};
 
 const noSuchChart = () => notFound('no such chart');
 
+// A stored request may carry caller code that works today and loops tomorrow, so re-renders
+// are contained: the last good image is served (stale) while a re-render runs in
+// the background or has failed; a failed re-render is remembered in the store with an
+// exponential backoff and its error replayed at once meanwhile; re-renders are limited per
+// chart (a token bucket), per account (a budget of page time) and per instance (at most half
+// the pool at once); a revoked or expired key's functions never run again.
 export class ShortChartService {
   /** Re-renders in flight by chart id: concurrent GETs of one chart share one attempt and one write. */
   private readonly rerenders = new Map<string, Attempt>();
@@ -247,7 +244,7 @@ export class ShortChartService {
     return exists;
   }
 
-  /** GET /v1/metrics/{id}: the owner's chart only; any other chart is 404 (CONTRACT §2). */
+  /** GET /v1/metrics/{id}: the owner's chart only; any other chart is 404, so ids cannot be probed. */
   async metrics(auth: AuthContext, id: string): Promise<ChartMetrics> {
     const rec = CHART_ID.test(id) ? await this.d.store.charts.find(id) : null;
     if (!rec || rec.accountId !== auth.account.id) throw noSuchChart();

@@ -1,6 +1,5 @@
-// Signed GET /v1/chart URLs (CONTRACT §2): HMAC-SHA256, lowercase hex, over the raw query
-// string exactly as sent up to (not including) "&sig="; sig must be the last parameter;
-// exp in Unix seconds, at most one year ahead.
+// Signed GET /v1/chart URLs: HMAC-SHA256 over the raw query string up to "&sig=", exp at most a
+// year ahead. Why this way: docs/decisions/0005-signed-urls.md.
 import { invalidInput, unauthorized } from '../errors.js';
 import { hmacHex, safeEqualHex } from './credentials.js';
 

@@ -1,6 +1,5 @@
-// A minimal SMTP client for the outbox's e-mails: smtp://[user:pass@]host[:port] (STARTTLS when
-// offered) or smtps:// (TLS from the start), AUTH PLAIN when credentials are given, one
-// plain-text message per connection.
+// A minimal SMTP client for the outbox's e-mails: smtp:// (STARTTLS when offered) or smtps://,
+// AUTH PLAIN when credentials are given, one plain-text message per connection.
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { emailProblem } from '../chart/email.js';

@@ -1,7 +1,5 @@
-// GET /v1/status: is the service able to render right now? Healthy only when the browser is
-// connected, the pool has live pages and a tiny probe render (run only when a page is idle,
-// with a short deadline, its result reused for a few seconds) succeeded. Never waits behind
-// real work: a busy pool is judged by its figures and the last probe.
+// GET /v1/status: is the service able to render right now? Judged by the browser, the pool and a
+// tiny probe render, never by waiting behind real work.
 import type { PageRequest, PageResult, PoolStats, RendererInfo } from '../render/pool.js';
 import type { Clock } from './accounts.js';
 import { systemClock } from './accounts.js';
@@ -49,6 +47,9 @@ interface ProbeResult {
   at: number;
 }
 
+// Healthy only when the browser is connected, the pool has live pages and a tiny probe render
+// (run only when a page is idle, with a short deadline, its result reused for a few seconds)
+// succeeded. A busy pool is judged by its figures and the last probe.
 export class StatusService {
   private last: ProbeResult | null = null;
   private running: Promise<ProbeResult> | null = null;

@@ -1,6 +1,5 @@
-// POST /signup/anon: a trial account and its trial_ key, one per client address per 30 days.
-// Clients are grouped like the open endpoint's (an IPv6 /64 is one client) and the address is
-// stored only as an HMAC keyed with the master key.
+// POST /signup/anon: a trial account and its trial_ key, one per client address (an IPv6 /64)
+// per 30 days; the address is stored only as an HMAC keyed with the master key.
 import { rateLimitExceeded } from '../errors.js';
 import type { Store } from '../store/types.js';
 import type { AccountService, Clock } from './accounts.js';

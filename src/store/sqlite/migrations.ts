@@ -60,7 +60,7 @@ export const MIGRATIONS: readonly string[] = [
     last_accessed INTEGER
   );
   `,
-  // 4: usage counters, rate-limit windows, trial sign-ups, billing and the outbox (issue 5)
+  // 4: usage counters, rate-limit windows, trial sign-ups, billing and the outbox
   `
   CREATE TABLE usage_counters (
     account_id TEXT NOT NULL,
@@ -176,7 +176,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX open_renders_client_at ON open_renders(client, at);
   CREATE INDEX open_renders_at ON open_renders(at);
   `,
-  // 6: short-chart re-render guard (issue 11): per chart, its token bucket and its remembered
+  // 6: short-chart re-render guard: per chart, its token bucket and its remembered
   // failure (backoff); per account, a bucket of page time. Rows go with their chart or account.
   `
   CREATE TABLE chart_rerenders (

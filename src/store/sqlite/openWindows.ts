@@ -1,10 +1,9 @@
-// Per-client sliding windows of the open endpoint's cache-miss renders (migration 5): one row
-// per admitted render, never more than `limit` live rows per client, so a check reads at
-// most `limit` index entries. Rows older than the window are deleted as clients come back,
-// and all of them by purge().
+// Per-client sliding windows of the open endpoint's cache-miss renders: one row per admitted
+// render, at most `limit` live rows per client, so a check reads at most `limit` index entries.
 import type { OpenRenderWindows, WindowTake } from '../types.js';
 import type { DB } from './db.js';
 
+// Rows older than the window are deleted as clients come back, and all of them by purge().
 export function sqliteOpenWindows(db: DB): OpenRenderWindows {
   const forget = db.prepare('DELETE FROM open_renders WHERE client = ? AND at <= ?');
   const count = db.prepare<[string, number], { n: number }>('SELECT count(*) AS n FROM open_renders WHERE client = ? AND at > ?');
