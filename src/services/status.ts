@@ -3,8 +3,7 @@
 // with a short deadline, its result reused for a few seconds) succeeded. Never waits behind
 // real work: a busy pool is judged by its figures and the last probe.
 import type { PageRequest, PageResult, PoolStats, RendererInfo } from '../render/pool.js';
-import type { Clock } from './accounts.js';
-import { systemClock } from './accounts.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export interface StatusReport {
   status: 'healthy' | 'degraded';

@@ -3,7 +3,8 @@
 // stored only as an HMAC keyed with the master key.
 import { rateLimitExceeded } from '../errors.js';
 import type { Store } from '../store/types.js';
-import type { AccountService, Clock } from './accounts.js';
+import type { AccountService } from './accounts.js';
+import type { Clock } from '../clock.js';
 import { TRIAL_DAYS } from './accounts.js';
 import { addressHash } from './credentials.js';
 import { clientKey } from '../chart/clientAddress.js';

@@ -3,13 +3,8 @@
 import { expect } from 'chai';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { AccountService } from '../../src/services/accounts.js';
-import {
-  BillingService,
-  addMonthsUtc,
-  overagePence,
-  planFeePence,
-  prorationPence,
-} from '../../src/services/billing.js';
+import { BillingService } from '../../src/services/billing/index.js';
+import { addMonthsUtc, overagePence, planFeePence, prorationPence } from '../../src/chart/pricing.js';
 import { invoiceHtml } from '../../src/services/invoiceHtml.js';
 import { rateStep } from '../../src/chart/rateLimit.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
