@@ -38,7 +38,7 @@ export class AccountService {
   private readonly authCache = new LRUCache<string, CachedAuth>({ max: AUTH_CACHE_ENTRIES });
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'accounts' | 'keys' | 'sessions' | 'authVersion'>,
     private readonly masterKey: Buffer,
     private readonly clock: Clock = systemClock,
   ) {}

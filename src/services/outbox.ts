@@ -39,7 +39,7 @@ export class OutboxWorker {
   private readonly o: Required<Omit<OutboxOptions, 'smtpUrl'>> & { smtpUrl: string | null };
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'outbox' | 'keys'>,
     private readonly clock: Clock,
     private readonly log: Logger,
     opts: OutboxOptions,

@@ -13,7 +13,7 @@ const DAY_MS = 86_400_000;
 
 export class TrialService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'trials'>,
     private readonly accounts: AccountService,
     private readonly clock: Clock,
     private readonly masterKey: Buffer,
