@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import { DAY_MS, UNLIMITED } from '../chart/pricing.js';
 import { email, notices } from './billing/emails.js';
 import { rateLimitsFor } from './billing/limits.js';
-import type { PeriodReader } from './billing/index.js';
+import type { PeriodReader } from './billing/periods.js';
 import type { GenerationOutcome, UsageRecorder, UsageTicket } from './charts.js';
 
 /** Percentages of the monthly allowance that send usage_threshold (webhook), once each per period. */

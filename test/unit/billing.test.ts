@@ -1,4 +1,4 @@
-// The account lifecycle of billing walked on a fake clock against the SQLite store in memory.
+// Rate-limit windows (pure), and the billing lifecycle walked on a fake clock against the SQLite store in memory.
 import { expect } from 'chai';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { AccountService } from '../../src/services/accounts.js';

@@ -2,15 +2,14 @@
 // counting; each delegates to the module that does that one job.
 import type { PlanName } from '../../chart/plans.js';
 import type { BillingCycle } from '../../chart/pricing.js';
-import type { RateLimits } from '../../chart/rateLimit.js';
 import type { Clock } from '../../clock.js';
 import type { BillingRecord, Invoice } from '../../store/metering.js';
 import type { Account, Store } from '../../store/types.js';
 import { InvoicePdfs, type PdfPrinter } from '../invoicePdf.js';
 import * as dunning from './dunning.js';
 import * as lifecycle from './lifecycle.js';
-import { rateLimitsFor } from './limits.js';
 import * as periods from './periods.js';
+import type { PeriodReader } from './periods.js';
 import { changePlan, type PlanChange } from './plans.js';
 import { billingRecord, type BillingContext } from './records.js';
 import { runScheduler, SchedulerTimer, type SchedulerPass } from './scheduler.js';
@@ -19,11 +18,6 @@ import * as view from './view.js';
 
 export type { Period } from './periods.js';
 export type { BillingInfo, InvoiceSummary } from './view.js';
-
-/** The usage period of an account now, read without side effects (what usage counting needs). */
-export interface PeriodReader {
-  currentPeriod(account: Account): Promise<periods.Period>;
-}
 
 export class BillingService implements PeriodReader {
   private readonly b: BillingContext;
@@ -43,9 +37,6 @@ export class BillingService implements PeriodReader {
 
   record(account: Account): Promise<BillingRecord> {
     return billingRecord(this.b, account);
-  }
-  rateLimitsFor(account: Account, rec: BillingRecord | null): RateLimits {
-    return rateLimitsFor(account, rec);
   }
   currentPeriod(account: Account): Promise<periods.Period> {
     return periods.currentPeriod(this.b, account);

@@ -28,6 +28,11 @@ export interface Period {
   trial: boolean;
 }
 
+/** What usage counting needs of billing: the period now, read without side effects. */
+export interface PeriodReader {
+  currentPeriod(account: Account): Promise<Period>;
+}
+
 /**
  * The usage period a generation made now belongs to, without writing anything. Trial: the key's
  * whole life (start 0). Others: the billing period containing now, as it will be once the
