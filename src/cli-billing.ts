@@ -4,9 +4,9 @@
 import type { Config } from './config.js';
 import { parsePlanName, PLANS } from './chart/plans.js';
 import { createSqliteStore } from './store/sqlite/index.js';
-import { BillingService } from './services/billing.js';
-import type { BillingCycle } from './store/metering.js';
-import type { Clock } from './services/accounts.js';
+import { BillingService } from './services/billing/index.js';
+import type { BillingCycle } from './chart/pricing.js';
+import { systemClock, type Clock } from './clock.js';
 
 export class BillingUsageError extends Error {}
 
@@ -45,7 +45,7 @@ function count(v: string | undefined, flag: string): number | undefined {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export async function runBilling(config: Config, sub: string | undefined, a: BillingArgs): Promise<void> {
-  let clock: Clock = { now: () => Date.now() };
+  let clock: Clock = systemClock;
   if (a.now !== undefined) {
     const t = Date.parse(a.now);
     if (Number.isNaN(t)) throw new BillingUsageError('--now must be an ISO 8601 date-time');

@@ -15,6 +15,7 @@ import { MAX_SIGNED_LIFETIME_S, signQuery } from './services/signing.js';
 import { AppError } from './errors.js';
 import { BILLING_USAGE, BillingUsageError, runBilling } from './cli-billing.js';
 import { emailProblem } from './chart/email.js';
+import { systemClock } from './clock.js';
 
 class UsageError extends Error {}
 
@@ -200,7 +201,7 @@ async function main(argv: string[]): Promise<void> {
     const params: Record<string, string> = { chart, width: o.width ?? '800', height: o.height ?? '400' };
     if (o.format) params.format = o.format;
     if (o.background) params.backgroundColor = o.background;
-    const exp = Math.floor(Date.now() / 1000) + Number(expiresIn);
+    const exp = Math.floor(systemClock.now() / 1000) + Number(expiresIn);
     const base = (o['base-url'] ?? config.publicBaseUrl).replace(/\/+$/, '');
     process.stdout.write(`${base}/v1/chart?${signQuery(params, keyId, secret, exp)}\n`);
     return;

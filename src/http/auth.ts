@@ -3,12 +3,16 @@
 import type { Middleware } from 'koa';
 import type { AccountService } from '../services/accounts.js';
 import { verifySignedQuery } from '../services/signing.js';
+import type { Clock } from '../clock.js';
 
-export function apiKeyAuth(accounts: AccountService, opts: { allowSigned?: boolean } = {}): Middleware {
+/** A route that accepts signed URLs gives the clock their expiry is checked against. */
+export type KeyAuthOptions = { allowSigned?: false } | { allowSigned: true; clock: Clock };
+
+export function apiKeyAuth(accounts: AccountService, opts: KeyAuthOptions = {}): Middleware {
   return async (ctx, next) => {
     if (opts.allowSigned && (ctx.method === 'GET' || ctx.method === 'HEAD') && /(^|&)sig=/.test(ctx.querystring)) {
       const keyId = typeof ctx.query.key_id === 'string' ? ctx.query.key_id : '';
-      const resolved = await verifySignedQuery(ctx.querystring, Date.now(), async () => accounts.authenticateKeyId(keyId));
+      const resolved = await verifySignedQuery(ctx.querystring, opts.clock.now(), async () => accounts.authenticateKeyId(keyId));
       ctx.state.auth = resolved;
       ctx.state.signed = true;
     } else {

@@ -5,6 +5,7 @@ import type { Account, ApiKey, KeyKind, Store } from '../store/types.js';
 import { KEY_PREFIX, hashSecret, keyKindOf, newApiKey, newId, newSessionToken, signingSecretFor } from './credentials.js';
 import { emailProblem } from '../chart/email.js';
 import { LRUCache } from 'lru-cache';
+import { systemClock, type Clock } from '../clock.js';
 
 export const TRIAL_DAYS = 30;
 export const SESSION_DAYS = 30;
@@ -15,11 +16,6 @@ export interface AuthContext {
   key: ApiKey;
   plan: Plan;
 }
-
-export interface Clock {
-  now(): number;
-}
-export const systemClock: Clock = { now: () => Date.now() };
 
 /**
  * How long an authenticated key's key and account rows are reused without reading them again.
@@ -42,7 +38,7 @@ export class AccountService {
   private readonly authCache = new LRUCache<string, CachedAuth>({ max: AUTH_CACHE_ENTRIES });
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'accounts' | 'keys' | 'sessions' | 'authVersion'>,
     private readonly masterKey: Buffer,
     private readonly clock: Clock = systemClock,
   ) {}

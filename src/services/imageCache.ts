@@ -3,8 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import type { ImageStore, StoredImage } from '../store/types.js';
-import type { Clock } from './accounts.js';
-import { systemClock } from './accounts.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export type CacheTier = 'memory' | 'persistent';
 

@@ -4,7 +4,7 @@ import { serviceUnavailable } from '../errors.js';
 import { RenderError } from '../render/pool.js';
 import type { Account, ImageStore } from '../store/types.js';
 import type { Invoice } from '../store/metering.js';
-import type { Clock } from './accounts.js';
+import type { Clock } from '../clock.js';
 import { etagOf } from './imageCache.js';
 import { invoiceHtml } from './invoiceHtml.js';
 

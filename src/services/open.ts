@@ -6,7 +6,7 @@ import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type
 import { requestDigest, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';
 import type { OpenRenderWindows, StoredImage } from '../store/types.js';
-import type { Clock } from './accounts.js';
+import type { Clock } from '../clock.js';
 import type { ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
 import { Flights } from './flights.js';

@@ -3,7 +3,7 @@
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { OutboxItem, OutboxRecord } from '../store/metering.js';
-import type { Clock } from './accounts.js';
+import type { Clock } from '../clock.js';
 import { hmacHex, signingSecretFor } from './credentials.js';
 import { sendMail } from './smtp.js';
 import { postGuarded, RefusedTarget } from './outboundHttp.js';
@@ -38,7 +38,7 @@ export class OutboxWorker {
   private readonly o: Required<Omit<OutboxOptions, 'smtpUrl'>> & { smtpUrl: string | null };
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'outbox' | 'keys'>,
     private readonly clock: Clock,
     private readonly log: Logger,
     opts: OutboxOptions,
@@ -129,7 +129,7 @@ export class OutboxWorker {
   private async sendEmail(item: OutboxRecord): Promise<void> {
     const why = emailProblem(item.target);
     if (why) throw new PermanentFailure(`e-mail address refused: it ${why}`);
-    await sendMail(this.o.smtpUrl!, { from: this.o.mailFrom, to: item.target, subject: item.subject ?? '', text: item.body }, this.o.timeoutMs);
+    await sendMail(this.o.smtpUrl!, { from: this.o.mailFrom, to: item.target, subject: item.subject ?? '', text: item.body, sentAt: this.clock.now() }, this.o.timeoutMs);
   }
 
   private async secretFor(accountId: string): Promise<string> {

@@ -9,6 +9,8 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** ms since epoch, for the Date header */
+  sentAt: number;
 }
 
 class Reader {
@@ -118,7 +120,7 @@ export async function sendMail(url: string, mail: Mail, timeoutMs: number): Prom
       `From: ${clean(mail.from)}`,
       `To: ${clean(mail.to)}`,
       `Subject: ${clean(mail.subject)}`,
-      `Date: ${new Date().toUTCString()}`,
+      `Date: ${new Date(mail.sentAt).toUTCString()}`,
       'MIME-Version: 1.0',
       'Content-Type: text/plain; charset=utf-8',
       'Content-Transfer-Encoding: 8bit',

@@ -2,7 +2,8 @@
 // per 30 days; the address is stored only as an HMAC keyed with the master key.
 import { rateLimitExceeded } from '../errors.js';
 import type { Store } from '../store/types.js';
-import type { AccountService, Clock } from './accounts.js';
+import type { AccountService } from './accounts.js';
+import type { Clock } from '../clock.js';
 import { TRIAL_DAYS } from './accounts.js';
 import { addressHash } from './credentials.js';
 import { clientKey } from '../chart/clientAddress.js';
@@ -11,7 +12,7 @@ const DAY_MS = 86_400_000;
 
 export class TrialService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'trials'>,
     private readonly accounts: AccountService,
     private readonly clock: Clock,
     private readonly masterKey: Buffer,

@@ -8,8 +8,12 @@ import { forbidden, rateLimitExceeded, trialLimitReached } from '../errors.js';
 import type { RateDecision } from '../chart/rateLimit.js';
 import type { Account, Store } from '../store/types.js';
 import type { GenerationCount, OutboxItem } from '../store/metering.js';
-import type { AuthContext, Clock } from './accounts.js';
-import { DAY_MS, UNLIMITED, email, type BillingService } from './billing.js';
+import type { AuthContext } from './accounts.js';
+import type { Clock } from '../clock.js';
+import { DAY_MS, UNLIMITED } from '../chart/pricing.js';
+import { email, notices } from './billing/emails.js';
+import { rateLimitsFor } from './billing/limits.js';
+import type { PeriodReader } from './billing/periods.js';
 import type { GenerationOutcome, UsageRecorder, UsageTicket } from './charts.js';
 
 /** Percentages of the monthly allowance that send usage_threshold (webhook), once each per period. */
@@ -37,8 +41,8 @@ export class UsageService implements UsageRecorder {
   private readonly marked = new Set<string>();
 
   constructor(
-    private readonly store: Store,
-    private readonly billing: BillingService,
+    private readonly store: Pick<Store, 'usage' | 'rateLimits' | 'billing'>,
+    private readonly periods: PeriodReader,
     private readonly clock: Clock,
   ) {}
 
@@ -53,7 +57,8 @@ export class UsageService implements UsageRecorder {
     if (auth.account.status !== 'active') throw forbidden(`account is ${auth.account.status}: new charts are disabled`);
     if (auth.key.kind === 'test') return noTicket;
     const accountId = auth.account.id;
-    const period = await this.billing.currentPeriod(auth.account);
+    // A read: closing ended periods (and invoicing them) is the billing scheduler's job, never a render's.
+    const period = await this.periods.currentPeriod(auth.account);
     let reserved = false;
     if (period.trial) {
       if (!(await this.store.usage.reserve(accountId, period.start, period.limit))) throw this.trialLimit(auth);
@@ -100,7 +105,7 @@ export class UsageService implements UsageRecorder {
   /** Limits are per account (all its keys share them): more keys do not buy more throughput. */
   async rateCheck(auth: AuthContext, take: boolean): Promise<RateDecision> {
     const rec = auth.account.plan === 'enterprise' ? await this.store.billing.get(auth.account.id) : null;
-    const limits = this.billing.rateLimitsFor(auth.account, rec);
+    const limits = rateLimitsFor(auth.account, rec);
     const now = this.clock.now();
     return take ? this.store.rateLimits.hit(auth.account.id, limits, now) : this.store.rateLimits.peek(auth.account.id, limits, now);
   }
@@ -139,18 +144,14 @@ export class UsageService implements UsageRecorder {
           });
         }
         if (account.email && (t < 100 || trial)) {
-          notes.push(
-            t < 100
-              ? email(account, `You have used ${t}% of your chartshot charts`, `${used.toLocaleString('en-GB')} of ${limit.toLocaleString('en-GB')} charts used this period.`)
-              : email(account, 'Your chartshot trial is used up', `All ${limit} trial charts are used.`),
-          );
+          notes.push(email(account, t < 100 ? notices.usageThreshold(t, used, limit) : notices.trialUsedUp(limit)));
         }
         return notes;
       });
     }
     if (!trial && used > limit && account.email) {
       await this.mark(account, periodStart, OVERAGE_MARK, now, async () => [
-        email(account, 'chartshot overage started', `You are past your ${limit.toLocaleString('en-GB')} charts; further charts are billed as overage next cycle.`),
+        email(account, notices.overageStarted(limit)),
       ]);
     }
   }
@@ -166,7 +167,7 @@ export class UsageService implements UsageRecorder {
   // ---- analytics ----------------------------------------------------------------------
 
   async analytics(account: Account, days: number): Promise<UsageAnalytics> {
-    const period = await this.billing.currentPeriod(account);
+    const period = await this.periods.currentPeriod(account);
     const { used } = await this.store.usage.get(account.id, period.start);
     const limit = period.limit ?? UNLIMITED;
     const today = dayOf(this.clock.now());

@@ -4,6 +4,7 @@
 // a counter does both atomically.
 import type { PlanName } from '../chart/plans.js';
 import type { RateDecision, RateLimits } from '../chart/rateLimit.js';
+import type { BillingCycle } from '../chart/pricing.js';
 
 export interface UsageCount {
   used: number;
@@ -84,8 +85,6 @@ export interface TrialSignupStore {
   attach(claimId: number, accountId: string): Promise<void>;
   drop(claimId: number): Promise<void>;
 }
-
-export type BillingCycle = 'monthly' | 'annual';
 
 export interface BillingRecord {
   accountId: string;

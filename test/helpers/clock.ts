@@ -1,5 +1,5 @@
 // A clock tests move by hand (trial expiry, rate-limit windows, billing periods, retries).
-import type { Clock } from '../../src/services/accounts.js';
+import type { Clock } from '../../src/clock.js';
 
 export const DAY = 86_400_000;
 

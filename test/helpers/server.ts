@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type Running, type StartOptions } from '../../src/main.js';
-import type { Clock } from '../../src/services/accounts.js';
+import type { Clock } from '../../src/clock.js';
 import type { PlanName } from '../../src/chart/plans.js';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {

@@ -3,7 +3,7 @@
 // play several clients. Bounded: about 50 requests, at most 4 in flight, small images.
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { Clock } from '../../src/services/accounts.js';
+import type { Clock } from '../../src/clock.js';
 import type { PagePool } from '../../src/render/pool.js';
 
 const LIMIT = 5;

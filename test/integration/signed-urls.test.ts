@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BAR, sharedServer, type TestServer } from '../helpers/server.js';
+import { BAR, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { FakeClock } from '../helpers/clock.js';
 import { decodePng, isPng } from '../helpers/images.js';
 import { countingApp, probeRenders } from '../helpers/renders.js';
 
@@ -279,5 +280,29 @@ describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
       const { stdout } = await run(python!, [file], { env: snippetEnv() });
       expect(await fetchPng(stdout.trim())).to.deep.equal({ width: 600, height: 300 });
     });
+  });
+});
+
+describe('signed URLs: expiry is judged by the server clock', function () {
+  this.timeout(60000);
+  const DAYS_AHEAD = 2 * 86_400_000;
+  let s: TestServer;
+  let clock: FakeClock;
+
+  before(async () => {
+    clock = new FakeClock(Date.now() + DAYS_AHEAD);
+    s = await startTestServer({ poolSize: 1 }, { clock, schedulerIntervalMs: 0, outbox: { pollMs: 0 } });
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  it('a URL unexpired by the wall clock but expired by the server clock is refused; one valid by the server clock renders', async () => {
+    const acct = await s.account('starter');
+    const url = (expS: number) =>
+      `${s.url}/v1/chart?${signed([['chart', JSON.stringify(BAR)], ['width', '120'], ['height', '80'], ['key_id', acct.key_id], ['exp', String(expS)]], acct.signing_secret)}`;
+    const wallExp = Math.floor(Date.now() / 1000) + 600;
+    expect((await fetch(url(wallExp))).status).to.equal(401);
+    expect((await fetch(url(Math.floor(clock.now() / 1000) + 600))).status).to.equal(200);
   });
 });

@@ -1,55 +1,12 @@
-// Billing arithmetic (pure) and the account lifecycle of SPEC walked on a fake clock against
-// the SQLite store in memory.
+// Rate-limit windows (pure), and the billing lifecycle walked on a fake clock against the SQLite store in memory.
 import { expect } from 'chai';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { AccountService } from '../../src/services/accounts.js';
-import {
-  BillingService,
-  addMonthsUtc,
-  overagePence,
-  planFeePence,
-  prorationPence,
-} from '../../src/services/billing.js';
+import { BillingService } from '../../src/services/billing/index.js';
+import { UsageService } from '../../src/services/usage.js';
 import { invoiceHtml } from '../../src/services/invoiceHtml.js';
 import { rateStep } from '../../src/chart/rateLimit.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
-
-describe('billing arithmetic', () => {
-  it('annual = 10 monthly fees; Pro/Growth 150 GBP, Starter 30 GBP', () => {
-    expect(planFeePence('starter', 'monthly')).to.equal(3000);
-    expect(planFeePence('starter', 'annual')).to.equal(30000);
-    expect(planFeePence('growth', 'monthly')).to.equal(15000);
-    expect(planFeePence('growth', 'annual')).to.equal(150000);
-    expect(planFeePence('enterprise', 'monthly')).to.equal(0);
-    expect(planFeePence('enterprise', 'monthly', 99900)).to.equal(99900);
-  });
-
-  it('overage per started 1,000 charts', () => {
-    expect(overagePence(100_000, 100_000, 300).pence).to.equal(0);
-    expect(overagePence(100_001, 100_000, 300)).to.include({ over: 1, units: 1, pence: 300 });
-    expect(overagePence(101_000, 100_000, 300)).to.include({ units: 1, pence: 300 });
-    expect(overagePence(101_001, 100_000, 300)).to.include({ units: 2, pence: 600 });
-    expect(overagePence(1_002_500, 1_000_000, 100)).to.include({ units: 3, pence: 300 });
-    expect(overagePence(5, null, null).pence).to.equal(0);
-  });
-
-  it('proration by remaining (started) days', () => {
-    const start = Date.UTC(2025, 3, 1);
-    const end = addMonthsUtc(start, 1); // 30 days
-    expect(prorationPence(12000, start, end, start + 15 * DAY)).to.deep.equal({ pence: 6000, remainingDays: 15, periodDays: 30 });
-    expect(prorationPence(12000, start, end, start + 15 * DAY - 1000).remainingDays).to.equal(16); // a started day counts
-    expect(prorationPence(12000, start, end, start + 15 * DAY + 1000).remainingDays).to.equal(15);
-    expect(prorationPence(12000, start, end, start).pence).to.equal(12000);
-    expect(prorationPence(12000, start, end, end).pence).to.equal(0);
-  });
-
-  it('calendar months in UTC, clamping the day', () => {
-    expect(new Date(addMonthsUtc(Date.UTC(2025, 0, 31, 9), 1)).toISOString()).to.equal('2025-02-28T09:00:00.000Z');
-    expect(new Date(addMonthsUtc(Date.UTC(2024, 0, 31), 1)).toISOString()).to.equal('2024-02-29T00:00:00.000Z');
-    expect(new Date(addMonthsUtc(Date.UTC(2025, 11, 15), 1)).toISOString()).to.equal('2026-01-15T00:00:00.000Z');
-    expect(new Date(addMonthsUtc(Date.UTC(2025, 5, 1), 12)).toISOString()).to.equal('2026-06-01T00:00:00.000Z');
-  });
-});
 
 describe('rate-limit windows (pure)', () => {
   const L = { perMinute: 10, perHour: 100, burst: 20 };
@@ -129,6 +86,30 @@ describe('billing lifecycle on a fake clock', () => {
     const info = await billing.info(acct);
     expect(info).to.include({ plan: 'starter', billing_cycle: 'monthly', usage_limit: 100_000, current_usage: 0, amount_due: 36 + 30 });
     expect(await emails(id)).to.include('Invoice ' + inv!.id + ': £36.00');
+  });
+
+  it('a render after a period ended counts in the new period; the period closes and is invoiced only when the scheduler runs', async () => {
+    const creds = await accounts.createAccount('starter', 'owner@example.com');
+    const id = creds.account_id;
+    const usage = new UsageService(store, billing, clock);
+    const MAY = Date.UTC(2025, 4, 1);
+    const auth = await accounts.authenticateKey(creds.api_key);
+    await billing.record(auth.account);
+    await store.usage.setUsed(id, T0, 101_500);
+    clock.set(MAY + 1000); // April has ended; the scheduler has not run yet
+    const ticket = await usage.admit(auth);
+    await ticket.commit({ renderMs: 5 });
+    expect(await store.billing.invoices(id)).to.deep.equal([]); // nothing issued during the request
+    expect((await store.billing.get(id))!.periodStart).to.equal(T0); // April still open in the store
+    expect((await store.usage.get(id, MAY)).used).to.equal(1);
+    expect((await store.usage.get(id, T0)).used).to.equal(101_500);
+    expect(await billing.currentPeriod(auth.account)).to.include({ start: MAY, end: Date.UTC(2025, 5, 1), limit: 100_000 });
+
+    expect((await billing.runScheduler()).invoices).to.equal(1);
+    const [inv] = await store.billing.invoices(id);
+    expect(inv!.lines.map((l) => [l.kind, l.amountPence])).to.deep.equal([['plan', 3000], ['overage', 600]]); // April's usage only
+    expect((await store.billing.get(id))!.periodStart).to.equal(MAY);
+    expect((await store.usage.get(id, MAY)).used).to.equal(1);
   });
 
   it('several missed periods are each closed once, even when closing concurrently', async () => {

@@ -18,7 +18,7 @@ export function sendImage(ctx: Context, img: RenderedImage): void {
 }
 
 export function chartRoutes(router: Router, deps: AppDeps): void {
-  router.get('/v1/chart', apiKeyAuth(deps.accounts, { allowSigned: true }), rateLimit(deps), validate(chartRequestQuerySchema, 'query'), async (ctx) => {
+  router.get('/v1/chart', apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }), rateLimit(deps), validate(chartRequestQuerySchema, 'query'), async (ctx) => {
     sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input, clientSignal(ctx)));
   });
   router.post('/v1/chart', apiKeyAuth(deps.accounts), rateLimit(deps), validate(chartRequestBodySchema, 'body'), async (ctx) => {

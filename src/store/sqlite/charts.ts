@@ -3,7 +3,7 @@ import type { GenerationCount } from '../metering.js';
 import type { ChartMetricsRow, ChartMetricsStore, ChartRecord, ChartStore, RerenderFailure, RerenderLimits, RerenderTake, StoredImage } from '../types.js';
 import type { DB } from './db.js';
 import { imageWriter } from './images.js';
-import { generationCounter } from './metering.js';
+import { generationCounter } from './usage.js';
 
 interface ChartRow { id: string; account_id: string; key_id: string; request_json: string; digest: string; created_at: number }
 interface RerenderRow {

@@ -2,7 +2,11 @@ import type { Store } from '../types.js';
 import { openDatabase, type DB } from './db.js';
 import { sqliteAccounts, sqliteKeys, sqliteSessions } from './accounts.js';
 import { sqliteImages } from './images.js';
-import { sqliteMetering } from './metering.js';
+import { sqliteUsage } from './usage.js';
+import { sqliteRateLimits } from './rateLimits.js';
+import { sqliteTrials } from './trials.js';
+import { sqliteBilling } from './billing.js';
+import { sqliteOutbox } from './outbox.js';
 import { sqliteOpenWindows } from './openWindows.js';
 import { sqliteChartMetrics, sqliteCharts } from './charts.js';
 
@@ -28,7 +32,11 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     accounts: sqliteAccounts(db, wrote),
     keys: sqliteKeys(db, wrote),
     sessions: sqliteSessions(db),
-    ...sqliteMetering(db, wrote),
+    usage: sqliteUsage(db),
+    rateLimits: sqliteRateLimits(db),
+    trials: sqliteTrials(db),
+    billing: sqliteBilling(db, wrote),
+    outbox: sqliteOutbox(db),
     openWindows: sqliteOpenWindows(db),
     charts: sqliteCharts(db),
     chartMetrics: sqliteChartMetrics(db),

@@ -1,0 +1,236 @@
+// SQLite billing tables: the billing record per account, proration lines, invoices, billing
+// events, and the purge of a terminated account's data.
+// Each check-and-change runs in one synchronous transaction (BEGIN IMMEDIATE): atomic within the
+// process and across the processes sharing the file (the CLI and the server).
+import type { BillingEvent, BillingRecord, BillingStore, Invoice, InvoiceLine, OutboxItem } from '../metering.js';
+import type { DB } from './db.js';
+import { enqueueStmt } from './outbox.js';
+
+interface BillingRow {
+  account_id: string;
+  cycle: BillingRecord['cycle'];
+  period_start: number;
+  period_end: number;
+  period_plan: BillingRecord['periodPlan'];
+  billed_plan: BillingRecord['billedPlan'];
+  pending_cycle: BillingRecord['pendingCycle'];
+  cancel_at_period_end: number;
+  read_only_until: number | null;
+  payment_failed_at: number | null;
+  dunning_stage: number;
+  webhook_url: string | null;
+  custom_charts: number | null;
+  custom_per_minute: number | null;
+  custom_per_hour: number | null;
+  custom_burst: number | null;
+  custom_price_pence: number | null;
+}
+
+const BILLING_COLUMNS: Record<keyof Omit<BillingRecord, 'accountId'>, keyof BillingRow> = {
+  cycle: 'cycle',
+  periodStart: 'period_start',
+  periodEnd: 'period_end',
+  periodPlan: 'period_plan',
+  billedPlan: 'billed_plan',
+  pendingCycle: 'pending_cycle',
+  cancelAtPeriodEnd: 'cancel_at_period_end',
+  readOnlyUntil: 'read_only_until',
+  paymentFailedAt: 'payment_failed_at',
+  dunningStage: 'dunning_stage',
+  webhookUrl: 'webhook_url',
+  customCharts: 'custom_charts',
+  customPerMinute: 'custom_per_minute',
+  customPerHour: 'custom_per_hour',
+  customBurst: 'custom_burst',
+  customPricePence: 'custom_price_pence',
+};
+
+const toBilling = (r: BillingRow): BillingRecord => ({
+  accountId: r.account_id,
+  cycle: r.cycle,
+  periodStart: r.period_start,
+  periodEnd: r.period_end,
+  periodPlan: r.period_plan,
+  billedPlan: r.billed_plan,
+  pendingCycle: r.pending_cycle,
+  cancelAtPeriodEnd: r.cancel_at_period_end === 1,
+  readOnlyUntil: r.read_only_until,
+  paymentFailedAt: r.payment_failed_at,
+  dunningStage: r.dunning_stage,
+  webhookUrl: r.webhook_url,
+  customCharts: r.custom_charts,
+  customPerMinute: r.custom_per_minute,
+  customPerHour: r.custom_per_hour,
+  customBurst: r.custom_burst,
+  customPricePence: r.custom_price_pence,
+});
+
+interface InvoiceRow {
+  id: string;
+  account_id: string;
+  issued_at: number;
+  period_start: number;
+  period_end: number;
+  plan: Invoice['plan'];
+  cycle: Invoice['cycle'];
+  lines: string;
+  total_pence: number;
+  status: Invoice['status'];
+  paid_at: number | null;
+}
+
+const toInvoice = (r: InvoiceRow): Invoice => ({
+  id: r.id,
+  accountId: r.account_id,
+  issuedAt: r.issued_at,
+  periodStart: r.period_start,
+  periodEnd: r.period_end,
+  plan: r.plan,
+  cycle: r.cycle,
+  lines: JSON.parse(r.lines) as InvoiceLine[],
+  totalPence: r.total_pence,
+  status: r.status,
+  paidAt: r.paid_at,
+});
+
+/**
+ * Tables kept when an account's data is deleted: billing records (7-year retention) and the
+ * outbox (the termination e-mail is still to be sent).
+ */
+const KEPT_ON_PURGE = new Set(['accounts', 'invoices', 'billing_events', 'billing', 'billing_lines', 'outbox']);
+
+/** `wrote` is told of writes to accounts or keys (the purge of a terminated account). */
+export function sqliteBilling(db: DB, wrote: () => void): BillingStore {
+  const get = db.prepare<[string], BillingRow>('SELECT * FROM billing WHERE account_id = ?');
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO billing (account_id, cycle, period_start, period_end, period_plan, billed_plan, pending_cycle,
+       cancel_at_period_end, read_only_until, payment_failed_at, dunning_stage, webhook_url, custom_charts,
+       custom_per_minute, custom_per_hour, custom_burst, custom_price_pence)
+     VALUES (@account_id, @cycle, @period_start, @period_end, @period_plan, @billed_plan, @pending_cycle,
+       @cancel_at_period_end, @read_only_until, @payment_failed_at, @dunning_stage, @webhook_url, @custom_charts,
+       @custom_per_minute, @custom_per_hour, @custom_burst, @custom_price_pence)`,
+  );
+  // Every account that can be billed, with or without a billing record yet (created lazily).
+  const ids = db.prepare<[], { account_id: string }>(
+    "SELECT id AS account_id FROM accounts WHERE plan <> 'trial' AND status <> 'terminated' ORDER BY id",
+  );
+  const addLine = db.prepare('INSERT INTO billing_lines (account_id, period_start, kind, description, amount_pence, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const lines = db.prepare<[string, number], { kind: InvoiceLine['kind']; description: string; amount_pence: number }>(
+    'SELECT kind, description, amount_pence FROM billing_lines WHERE account_id = ? AND period_start = ? ORDER BY id',
+  );
+  const insertInvoice = db.prepare(
+    `INSERT INTO invoices (id, account_id, issued_at, period_start, period_end, plan, cycle, lines, total_pence, status, paid_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const invoices = db.prepare<[string], InvoiceRow>('SELECT * FROM invoices WHERE account_id = ? ORDER BY issued_at DESC, id');
+  const invoice = db.prepare<[string], InvoiceRow>('SELECT * FROM invoices WHERE id = ?');
+  const pay = db.prepare("UPDATE invoices SET status = 'paid', paid_at = ? WHERE account_id = ? AND status <> 'paid'");
+  const fail = db.prepare("UPDATE invoices SET status = 'failed' WHERE account_id = ? AND status = 'open'");
+  const addEvent = db.prepare('INSERT INTO billing_events (account_id, at, kind, detail) VALUES (?, ?, ?, ?)');
+  const events = db.prepare<[string], { id: number; account_id: string; at: number; kind: string; detail: string | null }>(
+    'SELECT * FROM billing_events WHERE account_id = ? ORDER BY id',
+  );
+  const enqueue = enqueueStmt(db);
+
+  const toRow = (fields: Partial<Omit<BillingRecord, 'accountId'>>): [string[], unknown[]] => {
+    const sets: string[] = [];
+    const vals: unknown[] = [];
+    for (const [k, v] of Object.entries(fields)) {
+      const col = BILLING_COLUMNS[k as keyof typeof BILLING_COLUMNS];
+      if (!col || v === undefined) continue;
+      sets.push(`${col} = ?`);
+      vals.push(typeof v === 'boolean' ? (v ? 1 : 0) : v);
+    }
+    return [sets, vals];
+  };
+
+  const closeTx = db.transaction((accountId: string, expectedStart: number, inv: Invoice, next: Partial<Omit<BillingRecord, 'accountId'>>) => {
+    const cur = get.get(accountId);
+    if (!cur || cur.period_start !== expectedStart) return false;
+    insertInvoice.run(inv.id, inv.accountId, inv.issuedAt, inv.periodStart, inv.periodEnd, inv.plan, inv.cycle, JSON.stringify(inv.lines), inv.totalPence, inv.status, inv.paidAt);
+    const [sets, vals] = toRow(next);
+    if (sets.length) db.prepare(`UPDATE billing SET ${sets.join(', ')} WHERE account_id = ?`).run(...vals, accountId);
+    return true;
+  });
+  const noticeTx = db.transaction((accountId: string, at: number, kind: string, detail: string | null, notify: OutboxItem[]) => {
+    addEvent.run(accountId, at, kind, detail);
+    for (const item of notify) enqueue(item, at);
+  });
+  const purgeTx = db.transaction((accountId: string) => {
+    // Cached images of the account's short charts are keyed by chart id, not by account.
+    db.prepare("DELETE FROM images WHERE key IN (SELECT 'chart:' || id FROM charts WHERE account_id = ?)").run(accountId);
+    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+    for (const { name } of tables) {
+      if (KEPT_ON_PURGE.has(name)) continue;
+      const cols = db.prepare<[], { name: string }>(`PRAGMA table_info("${name.replace(/"/g, '""')}")`).all();
+      if (!cols.some((c) => c.name === 'account_id')) continue;
+      db.prepare(`DELETE FROM "${name.replace(/"/g, '""')}" WHERE account_id = ?`).run(accountId);
+    }
+    db.prepare('DELETE FROM rate_windows WHERE subject = ?').run(accountId);
+    db.prepare('UPDATE billing SET webhook_url = NULL WHERE account_id = ?').run(accountId);
+    db.prepare('UPDATE accounts SET email = NULL WHERE id = ?').run(accountId);
+  });
+
+  return {
+    async get(accountId) {
+      const r = get.get(accountId);
+      return r ? toBilling(r) : null;
+    },
+    async ensure(rec) {
+      insert.run({
+        account_id: rec.accountId, cycle: rec.cycle, period_start: rec.periodStart, period_end: rec.periodEnd,
+        period_plan: rec.periodPlan, billed_plan: rec.billedPlan, pending_cycle: rec.pendingCycle,
+        cancel_at_period_end: rec.cancelAtPeriodEnd ? 1 : 0, read_only_until: rec.readOnlyUntil,
+        payment_failed_at: rec.paymentFailedAt, dunning_stage: rec.dunningStage, webhook_url: rec.webhookUrl,
+        custom_charts: rec.customCharts, custom_per_minute: rec.customPerMinute, custom_per_hour: rec.customPerHour,
+        custom_burst: rec.customBurst, custom_price_pence: rec.customPricePence,
+      });
+      return toBilling(get.get(rec.accountId)!);
+    },
+    async update(accountId, fields) {
+      const [sets, vals] = toRow(fields);
+      if (sets.length) db.prepare(`UPDATE billing SET ${sets.join(', ')} WHERE account_id = ?`).run(...vals, accountId);
+    },
+    async accountIds() {
+      return ids.all().map((r) => r.account_id);
+    },
+    async addLine(accountId, periodStart, line, at) {
+      addLine.run(accountId, periodStart, line.kind, line.description, line.amountPence, at);
+    },
+    async lines(accountId, periodStart) {
+      return lines.all(accountId, periodStart).map((r) => ({ kind: r.kind, description: r.description, amountPence: r.amount_pence }));
+    },
+    async closePeriod(accountId, expectedStart, inv, next) {
+      return closeTx.immediate(accountId, expectedStart, inv, next);
+    },
+    async invoices(accountId) {
+      return invoices.all(accountId).map(toInvoice);
+    },
+    async invoice(id) {
+      const r = invoice.get(id);
+      return r ? toInvoice(r) : null;
+    },
+    async payInvoices(accountId, at) {
+      return pay.run(at, accountId).changes;
+    },
+    async failInvoices(accountId) {
+      return fail.run(accountId).changes;
+    },
+    async addEvent(accountId, at, kind, detail) {
+      addEvent.run(accountId, at, kind, detail ?? null);
+    },
+    async events(accountId): Promise<BillingEvent[]> {
+      return events.all(accountId).map((r) => ({ id: r.id, accountId: r.account_id, at: r.at, kind: r.kind, detail: r.detail }));
+    },
+    async addEventWithNotices(accountId, at, kind, detail, notify) {
+      noticeTx.immediate(accountId, at, kind, detail, notify);
+    },
+    async purgeAccountData(accountId) {
+      try {
+        purgeTx.immediate(accountId);
+      } finally {
+        wrote();
+      }
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// SQLite outbox: webhooks and e-mails waiting to be delivered, with their attempts. Other tables'
+// writes enqueue into it inside their own transactions (enqueueStmt).
+import type { OutboxItem, OutboxRecord, OutboxStore } from '../metering.js';
+import type { DB } from './db.js';
+
+/** An insert of one pending item, for use inside another store's transaction. */
+export function enqueueStmt(db: DB) {
+  const insert = db.prepare(
+    `INSERT INTO outbox (kind, account_id, target, subject, body, status, attempts, next_attempt_at, created_at)
+     VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+  );
+  return (item: OutboxItem, at: number): number =>
+    Number(insert.run(item.kind, item.accountId, item.target, item.subject, item.body, at, at).lastInsertRowid);
+}
+
+interface OutboxRow {
+  id: number;
+  kind: OutboxItem['kind'];
+  account_id: string;
+  target: string;
+  subject: string | null;
+  body: string;
+  status: OutboxRecord['status'];
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+const toOutbox = (r: OutboxRow): OutboxRecord => ({
+  id: r.id,
+  kind: r.kind,
+  accountId: r.account_id,
+  target: r.target,
+  subject: r.subject,
+  body: r.body,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastError: r.last_error,
+  createdAt: r.created_at,
+  deliveredAt: r.delivered_at,
+});
+
+export function sqliteOutbox(db: DB): OutboxStore {
+  const enqueue = enqueueStmt(db);
+  const due = db.prepare<[number, string, number], OutboxRow>(
+    `SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?
+       AND kind IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, id LIMIT ?`,
+  );
+  const delivered = db.prepare("UPDATE outbox SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, last_error = NULL WHERE id = ?");
+  const retry = db.prepare('UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?');
+  const giveUp = db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?");
+  const all = db.prepare<[], OutboxRow>('SELECT * FROM outbox ORDER BY id');
+  const byAccount = db.prepare<[string], OutboxRow>('SELECT * FROM outbox WHERE account_id = ? ORDER BY id');
+  return {
+    async enqueue(item, at) {
+      return enqueue(item, at);
+    },
+    async due(now, limit, kinds) {
+      return due.all(now, JSON.stringify(kinds), limit).map(toOutbox);
+    },
+    async delivered(id, at) {
+      delivered.run(at, id);
+    },
+    async failed(id, nextAttemptAt, error) {
+      if (nextAttemptAt === null) giveUp.run(error.slice(0, 500), id);
+      else retry.run(nextAttemptAt, error.slice(0, 500), id);
+    },
+    async list(accountId) {
+      return (accountId ? byAccount.all(accountId) : all.all()).map(toOutbox);
+    },
+  };
+}
