@@ -144,12 +144,3 @@ export const trialKeySchema = {
   },
 } as const;
 
-export const responseSchemas = [
-  errorObjectSchema,
-  statusSchema,
-  automationResultSchema,
-  usageAnalyticsSchema,
-  billingInfoSchema,
-  invoiceListSchema,
-  trialKeySchema,
-] as const;

@@ -5,6 +5,9 @@ export const chartIdParameterSchema = {
   pattern: '^[A-Za-z0-9_-]{16,64}$',
 } as const;
 
+/** The {id} path parameter of the short-chart routes. */
+export const chartIdParam = { description: chartIdParameterSchema.description, schema: chartIdParameterSchema };
+
 /** 201 body of POST /v1/chart/create. */
 export const shortChartSchema = {
   $id: 'ShortChart',
