@@ -37,7 +37,7 @@ export type AppDeps = ChartRouteDeps &
   };
 
 /** Every route, in registration order; /openapi.json documents them all. */
-function routeTable(deps: AppDeps): RouteEntry[] {
+export function routeTable(deps: AppDeps): RouteEntry[] {
   const account = accountRoutes(deps);
   const before = [
     ...chartRoutes(deps),
