@@ -1,16 +1,19 @@
 // What a route is: one descriptor feeds the router (auth, rate limit, input check, handler) and
 // the OpenAPI document (parameters, request body, responses, error codes), so they cannot drift.
 import type { RouterContext } from '@koa/router';
+import type { ErrorObject } from 'ajv';
 import type { Middleware } from 'koa';
-import type { ErrorCode } from '../errors.js';
+import type { AppError, ErrorCode } from '../errors.js';
 import type { FromSchema } from './schemaType.js';
-import type { ErrorMapper } from './validate.js';
 
 /** Who may call: anyone, an API key, an API key or a signed URL, a session token, the metrics token. */
 export type RouteAuth = 'none' | 'apiKey' | 'apiKeyOrSigned' | 'session' | 'metricsToken';
 
 /** Per-account limits after auth; on generation routes the trial cap is checked first. */
 export type RouteRateLimit = 'generation' | 'request';
+
+/** Turns the first schema failure into the error the route answers with. */
+export type ErrorMapper = (e: ErrorObject) => AppError;
 
 export interface InputSpec {
   in: 'query' | 'body';

@@ -2,8 +2,8 @@
 // mapped to the error codes of the API.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Context } from 'koa';
-import { invalidDimensions, invalidInput, type AppError } from '../errors.js';
-import type { InputSpec } from './route.js';
+import { invalidDimensions, invalidInput } from '../errors.js';
+import type { ErrorMapper, InputSpec } from './route.js';
 
 const ajvBody = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
 const ajvQuery = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: false });
@@ -14,8 +14,6 @@ function compile(ajv: Ajv, schema: object): ValidateFunction {
   const { $id: _ignored, ...rest } = schema as { $id?: string };
   return ajv.compile(rest);
 }
-
-export type ErrorMapper = (e: ErrorObject) => AppError;
 
 /** width/height problems are invalid_dimensions; everything else invalid_input, naming the field. */
 export const defaultErrorMapper: ErrorMapper = (e) => {

@@ -5,10 +5,9 @@ import type { Context, Middleware } from 'koa';
 import { checkConfigSize, checkRequestTarget } from '../../chart/open.js';
 import { invalidConfig } from '../../errors.js';
 import type { OpenChartService, OpenImage } from '../../services/open.js';
-import type { ErrorMapper } from '../validate.js';
 import { openChartQuerySchema, openChartResponseHeaders } from '../schemas/open.js';
 import { etagMatches, setImageHeaders } from '../imageHeaders.js';
-import { route, type RouteDescriptor } from '../route.js';
+import { route, type ErrorMapper, type RouteDescriptor } from '../route.js';
 import { imageContent, retryAfter } from '../routeDocs.js';
 
 export interface OpenRouteDeps {
