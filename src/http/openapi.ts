@@ -10,10 +10,10 @@ import { schemaRef } from './routeDocs.js';
 
 type Json = Record<string, unknown>;
 
-export const OPENAPI_VERSION = '1.0.0';
+const OPENAPI_VERSION = '1.0.0';
 
 /** A JSON Schema as OpenAPI 3.1 embeds it: without $id (it would change how $refs resolve). */
-export function toOpenApiSchema(schema: object): Json {
+function toOpenApiSchema(schema: object): Json {
   const { $id: _id, ...rest } = schema as Json & { $id?: string };
   return JSON.parse(JSON.stringify(rest)) as Json;
 }

@@ -16,7 +16,7 @@ function compile(ajv: Ajv, schema: object): ValidateFunction {
 }
 
 /** width/height problems are invalid_dimensions; everything else invalid_input, naming the field. */
-export const defaultErrorMapper: ErrorMapper = (e) => {
+const defaultErrorMapper: ErrorMapper = (e) => {
   const field = (e.instancePath.replace(/^\//, '').split('/')[0] || (e.params as { missingProperty?: string }).missingProperty) ?? '';
   const detail = `${field || 'request'} ${e.message ?? 'is invalid'}`.trim();
   if (field === 'width' || field === 'height') return invalidDimensions(detail);
@@ -36,7 +36,7 @@ const formErrorMapper: ErrorMapper = (e) => {
   return invalidInput(e.keyword === 'required' ? `${field} is required` : `${field} ${e.message ?? 'is invalid'}`);
 };
 
-export type InputReader = (ctx: Context) => unknown;
+type InputReader = (ctx: Context) => unknown;
 
 /** Reads ctx.query (spec.in 'query') or the JSON body and returns it once it passed spec.schema. */
 export function inputReader(spec: InputSpec): InputReader {

@@ -123,7 +123,7 @@ describe('OpenAPI document', function () {
     f = { key: acct.api_key, session: acct.session_token, chartId, etag, invoiceId: invoice!.id, editId: editId! };
   });
 
-  it('is OpenAPI 3.1, version 1.0.0, with the components and security schemes SPEC names', () => {
+  it('is OpenAPI 3.1, version 1.0.0, with the components and security schemes the API promises', () => {
     expect(doc.openapi).to.match(/^3\.1\.\d+$/);
     expect(doc.info.version).to.equal('1.0.0');
     expect(doc.servers[0].url).to.equal(s.config.publicBaseUrl);
@@ -139,7 +139,7 @@ describe('OpenAPI document', function () {
     }
   });
 
-  it('lists every endpoint of SPEC, with the SPEC statuses', () => {
+  it('lists every public endpoint with the statuses it promises', () => {
     const spec: Array<[string, string, string[]]> = [
       ['post', '/signup/anon', ['200', '429', '500']],
       ['get', '/v1/chart', ['200', '400', '401', '500']],

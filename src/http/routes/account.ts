@@ -5,7 +5,7 @@ import type { BillingService } from '../../services/billing.js';
 import type { TrialService } from '../../services/trials.js';
 import type { UsageService } from '../../services/usage.js';
 import { setImageHeaders } from '../imageHeaders.js';
-import { route, type RouteDescriptor } from '../route.js';
+import { route, type RouteDescriptor, type SuccessDoc } from '../route.js';
 import { invalidSession, json, pdfContent, retryAfter, schemaRef } from '../routeDocs.js';
 
 export interface AccountRouteDeps {
@@ -24,6 +24,22 @@ const analyticsQuerySchema = {
 const signupBodySchema = { type: 'object', description: 'Optional; an empty object.' } as const;
 
 const account = (ctx: { state: { account?: Account } }) => ctx.state.account!;
+
+/** A session-authenticated GET answering the account's own JSON (never cached). */
+function accountJson(path: string, operationId: string, summary: string, ok: SuccessDoc, body: (a: Account) => Promise<unknown>): RouteDescriptor {
+  return route({
+    method: 'GET',
+    path,
+    auth: 'session',
+    doc: { tags: ['Account'], operationId, summary },
+    responses: { '200': ok },
+    errors: { '401': invalidSession },
+    handler: async (ctx) => {
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = await body(account(ctx));
+    },
+  });
+}
 
 export function accountRoutes(deps: AccountRouteDeps): RouteDescriptor[] {
   return [
@@ -56,30 +72,12 @@ export function accountRoutes(deps: AccountRouteDeps): RouteDescriptor[] {
         ctx.body = await deps.usage.analytics(account(ctx), input.days ?? 30);
       },
     }),
-    route({
-      method: 'GET',
-      path: '/billing/info',
-      auth: 'session',
-      doc: { tags: ['Account'], operationId: 'getBillingInfo', summary: 'Plan, billing cycle, period and amount due' },
-      responses: { '200': json(schemaRef('BillingInfo'), 'Billing info.') },
-      errors: { '401': invalidSession },
-      handler: async (ctx) => {
-        ctx.set('Cache-Control', 'private, no-store');
-        ctx.body = await deps.billing.info(account(ctx));
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/billing/invoices',
-      auth: 'session',
-      doc: { tags: ['Account'], operationId: 'listInvoices', summary: "The account's invoices" },
-      responses: { '200': json(schemaRef('InvoiceList'), 'Invoice list.') },
-      errors: { '401': invalidSession },
-      handler: async (ctx) => {
-        ctx.set('Cache-Control', 'private, no-store');
-        ctx.body = { invoices: await deps.billing.invoiceList(account(ctx)) };
-      },
-    }),
+    accountJson('/billing/info', 'getBillingInfo', 'Plan, billing cycle, period and amount due', json(schemaRef('BillingInfo'), 'Billing info.'), (a) =>
+      deps.billing.info(a),
+    ),
+    accountJson('/billing/invoices', 'listInvoices', "The account's invoices", json(schemaRef('InvoiceList'), 'Invoice list.'), async (a) => ({
+      invoices: await deps.billing.invoiceList(a),
+    })),
     route({
       method: 'GET',
       path: '/billing/invoices/:id/pdf',

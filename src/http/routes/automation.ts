@@ -15,7 +15,7 @@ export interface AutomationRouteDeps {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function previewPage(p: ChartPreview): string {
+function previewPage(p: ChartPreview): string {
   const id = escapeHtml(p.id);
   return `<!doctype html>
 <html lang="en">

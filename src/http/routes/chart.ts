@@ -12,7 +12,7 @@ export interface ChartRouteDeps {
   charts: Pick<ChartService, 'renderForCaller'>;
 }
 
-export function sendImage(ctx: Context, img: RenderedImage): void {
+function sendImage(ctx: Context, img: RenderedImage): void {
   ctx.status = 200;
   ctx.type = img.contentType;
   ctx.set('Cache-Control', 'private, no-store');

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { buildOpenApi } from '../openapi.js';
 import { isAsset, route, type RouteDescriptor, type RouteEntry } from '../route.js';
 
-export const DOCS_CSP = [
+const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   // Swagger UI sets style attributes from script.

@@ -1,5 +1,5 @@
-// GET /playground: the open endpoint's editor page (static files in public/playground). The
-// page is self-contained: no CDN, no external request; its CSP allows only this origin.
+// GET /playground, the open endpoint's editor page (files in public/playground: no CDN, its CSP
+// allows only this origin), and GET /playground/config/{id}, the config behind a ?id= link.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ export interface PlaygroundRouteDeps {
   open: Pick<OpenChartService, 'editState'>;
 }
 
-export const PLAYGROUND_CSP = [
+const PLAYGROUND_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

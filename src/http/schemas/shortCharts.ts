@@ -1,5 +1,5 @@
 // Schemas of the short-chart and metrics responses, for the OpenAPI document.
-export const chartIdParameterSchema = {
+const chartIdParameterSchema = {
   description: 'Chart id: the last path segment of the url returned by POST /v1/chart/create (22 URL-safe characters).',
   type: 'string',
   pattern: '^[A-Za-z0-9_-]{16,64}$',
