@@ -1,6 +1,6 @@
 // The route table made a router: each route's chain reads auth -> rate limit -> precheck ->
 // input -> handler, built from its descriptor.
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { isAsset, type RouteAuth, type RouteEntry, type RouteRateLimit, type StaticAsset } from './route.js';
 import { inputReader } from './validate.js';
@@ -18,13 +18,13 @@ export function buildRouter(entries: readonly RouteEntry[], guards: Guards): Rou
       router.get(e.path, (ctx) => sendFile(ctx, file));
       continue;
     }
-    const chain: Middleware[] = [];
+    const chain: RouterMiddleware[] = [];
     if (e.auth !== 'none') chain.push(guards.auth[e.auth]);
     if (e.rateLimit) chain.push(guards.rateLimit[e.rateLimit]);
     if (e.precheck) chain.push(e.precheck);
     const read = e.input ? inputReader(e.input) : undefined;
     // The descriptor's handler was typed by its own schema (route()); the reader checked it.
-    chain.push((ctx) => e.handler(ctx as Parameters<typeof e.handler>[0], read?.(ctx) as never));
+    chain.push((ctx) => e.handler(ctx, read?.(ctx) as never));
     router.register(e.path, [e.method], chain);
   }
   return router;
