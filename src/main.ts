@@ -21,7 +21,9 @@ import { BillingService } from './services/billing/index.js';
 import { UsageService } from './services/usage.js';
 import { TrialService } from './services/trials.js';
 import { OutboxWorker, type OutboxOptions } from './services/outbox.js';
-import { createApp, type AppDeps } from './app.js';
+import { createApp } from './app.js';
+import type { Store } from './store/types.js';
+import type { RequestObserver } from './http/errors.js';
 import { withFastPath } from './http/fastPath.js';
 import { addressHash } from './services/credentials.js';
 import type { OpenRenderWindows } from './store/types.js';
@@ -34,10 +36,33 @@ function keyedWindows(windows: OpenRenderWindows, masterKey: Buffer): OpenRender
   };
 }
 
+/** Everything the composition root built; createApp takes the part the HTTP layer calls. */
+export interface Services {
+  config: Config;
+  log: Logger;
+  store: Store;
+  pool: PagePool;
+  clock: Clock;
+  accounts: AccountService;
+  renderer: RenderService;
+  imageCache: ImageCache;
+  charts: ChartService;
+  open: OpenChartService;
+  shortCharts: ShortChartService;
+  requestObserver?: RequestObserver;
+  status: StatusService;
+  metrics: Metrics;
+  automation: AutomationService;
+  usage: UsageService;
+  billing: BillingService;
+  trials: TrialService;
+  outbox: OutboxWorker;
+}
+
 export interface Running {
   url: string;
   server: Server;
-  deps: AppDeps;
+  deps: Services;
   close(): Promise<void>;
 }
 
@@ -101,7 +126,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       rerender: { concurrency: Math.max(1, Math.floor(config.poolSize / 2)), renderTimeoutMs: config.renderTimeoutMs },
     });
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
-    const deps: AppDeps = { config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox };
+    const deps: Services = { config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox };
     const app = createApp(deps);
     const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy }, app.callback()));
     server.keepAliveTimeout = 65_000;

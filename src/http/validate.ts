@@ -1,52 +1,76 @@
-// ajv validation at the edge, mapped to SPEC's error codes.
+// ajv validation at the edge: a route's query or body checked against its schema, failures
+// mapped to the error codes of the API.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { Middleware } from 'koa';
-import { invalidDimensions, invalidInput, type AppError } from '../errors.js';
+import type { Context } from 'koa';
+import { invalidDimensions, invalidInput } from '../errors.js';
+import type { ErrorMapper, InputSpec } from './route.js';
 
 const ajvBody = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
 const ajvQuery = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: false });
+// Form tools send "800" and "true": coerce scalar types and fill the documented defaults.
+const ajvForm = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true });
 
-const cache = new WeakMap<object, ValidateFunction>();
-
-function compile(schema: object, coerce: boolean): ValidateFunction {
-  let v = cache.get(schema);
-  if (!v) {
-    const { $id: _ignored, ...rest } = schema as { $id?: string };
-    v = (coerce ? ajvQuery : ajvBody).compile(rest);
-    cache.set(schema, v);
-  }
-  return v;
+function compile(ajv: Ajv, schema: object): ValidateFunction {
+  const { $id: _ignored, ...rest } = schema as { $id?: string };
+  return ajv.compile(rest);
 }
 
-export type ErrorMapper = (e: ErrorObject) => AppError;
-
 /** width/height problems are invalid_dimensions; everything else invalid_input, naming the field. */
-export const defaultErrorMapper: ErrorMapper = (e) => {
+const defaultErrorMapper: ErrorMapper = (e) => {
   const field = (e.instancePath.replace(/^\//, '').split('/')[0] || (e.params as { missingProperty?: string }).missingProperty) ?? '';
   const detail = `${field || 'request'} ${e.message ?? 'is invalid'}`.trim();
   if (field === 'width' || field === 'height') return invalidDimensions(detail);
   return invalidInput(detail);
 };
 
-/** Validates ctx.request.body (POST) or ctx.query (GET); the value validated is left on ctx.state.input. */
-export function validate(schema: object, where: 'body' | 'query', mapError: ErrorMapper = defaultErrorMapper): Middleware {
-  const check = compile(schema, where === 'query');
-  return async (ctx, next) => {
-    const raw = where === 'body' ? (ctx.request as { body?: unknown }).body : { ...ctx.query };
-    // Repeated query parameters arrive as arrays: take none of them.
-    if (where === 'query') {
+/** "/series/0/values" -> "series[0].values"; a missing property names itself. */
+function fieldOf(e: ErrorObject): string {
+  const parts = e.instancePath.split('/').slice(1);
+  const missing = (e.params as { missingProperty?: string }).missingProperty;
+  if (missing) parts.push(missing);
+  return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || 'body';
+}
+
+const formErrorMapper: ErrorMapper = (e) => {
+  const field = fieldOf(e);
+  return invalidInput(e.keyword === 'required' ? `${field} is required` : `${field} ${e.message ?? 'is invalid'}`);
+};
+
+type InputReader = (ctx: Context) => unknown;
+
+/** Reads ctx.query (spec.in 'query') or the JSON body and returns it once it passed spec.schema. */
+export function inputReader(spec: InputSpec): InputReader {
+  if (spec.form) return formReader(spec.schema);
+  const check = compile(spec.in === 'query' ? ajvQuery : ajvBody, spec.schema);
+  const mapError = spec.mapError ?? defaultErrorMapper;
+  const notObject = spec.optional ? 'the body must be a JSON object (or empty)' : 'the body must be a JSON object';
+  return (ctx) => {
+    let raw: unknown;
+    if (spec.in === 'query') {
+      raw = { ...ctx.query };
+      // Repeated query parameters arrive as arrays: take none of them.
       for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
         if (Array.isArray(v)) throw invalidInput(`${k} is given more than once`);
       }
+    } else {
+      raw = (ctx.request as { body?: unknown }).body;
     }
-    const input = raw ?? {};
-    if (typeof input !== 'object' || Array.isArray(input)) throw invalidInput('the body must be a JSON object');
+    // A required body that is absent or null is checked as {}: the schema (or the service) names what is missing.
+    const input = raw === undefined || (raw === null && !spec.optional) ? {} : raw;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalidInput(notObject);
     if (!check(input)) throw mapError(check.errors![0]!);
-    ctx.state.input = input;
-    await next();
+    return input;
   };
 }
 
-export function validator(schema: object, coerce = false): ValidateFunction {
-  return compile(schema, coerce);
+function formReader(schema: object): InputReader {
+  const check = compile(ajvForm, schema);
+  return (ctx) => {
+    const body = (ctx.request as { body?: unknown }).body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidInput('the body must be a JSON object');
+    // Defaults are written into the object validated: work on a copy.
+    const input = structuredClone(body) as Record<string, unknown>;
+    if (!check(input)) throw formErrorMapper(check.errors![0]!);
+    return input;
+  };
 }

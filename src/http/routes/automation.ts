@@ -2,49 +2,20 @@
 // and the two pages their URLs point to: GET /v1/chart/{id}/download (the image as an
 // attachment) and GET /v1/chart/{id}/preview (an HTML page showing it). No credentials on
 // the pages: like GET /v1/chart/{id}, they serve a chart someone chose to share.
-import type Router from '@koa/router';
-import { Ajv, type ErrorObject } from 'ajv';
-import type { Middleware } from 'koa';
-import type { AppDeps } from '../../app.js';
-import { invalidInput } from '../../errors.js';
-import { apiKeyAuth } from '../auth.js';
-import { rateLimit } from '../rateLimit.js';
+import type { AutomationService, ChartPreview } from '../../services/automation.js';
 import { automationEndpoints } from '../schemas/automation.js';
-import type { ChartPreview } from '../../services/automation.js';
+import { chartIdParam } from '../schemas/shortCharts.js';
 import { setImageHeaders } from '../imageHeaders.js';
+import { route, type RouteDescriptor } from '../route.js';
+import { headerRef, htmlPage, imageContent, json, rateLimitHeaders, renderErrors, schemaRef } from '../routeDocs.js';
 
-// Form tools send "800" and "true": coerce scalar types and fill SPEC's defaults.
-const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true });
-
-/** "/series/0/values" -> "series[0].values"; a missing property names itself. */
-export function fieldOf(e: ErrorObject): string {
-  const parts = e.instancePath.split('/').slice(1);
-  const missing = (e.params as { missingProperty?: string }).missingProperty;
-  if (missing) parts.push(missing);
-  return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || 'body';
-}
-
-function validateAutomation(schema: object): Middleware {
-  const { $id: _id, ...rest } = schema as { $id?: string };
-  const check = ajv.compile(rest);
-  return async (ctx, next) => {
-    const body = (ctx.request as { body?: unknown }).body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidInput('the body must be a JSON object');
-    // Defaults are written into the object validated: work on a copy.
-    const input = structuredClone(body) as Record<string, unknown>;
-    if (!check(input)) {
-      const e = check.errors![0]!;
-      const field = fieldOf(e);
-      throw invalidInput(e.keyword === 'required' ? `${field} is required` : `${field} ${e.message ?? 'is invalid'}`);
-    }
-    ctx.state.input = input;
-    await next();
-  };
+export interface AutomationRouteDeps {
+  automation: Pick<AutomationService, 'create' | 'download' | 'preview'>;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function previewPage(p: ChartPreview): string {
+function previewPage(p: ChartPreview): string {
   const id = escapeHtml(p.id);
   return `<!doctype html>
 <html lang="en">
@@ -66,32 +37,83 @@ a{color:#2563eb}
 `;
 }
 
-export function automationRoutes(router: Router, deps: AppDeps): void {
-  for (const ep of automationEndpoints) {
-    router.post(ep.path, apiKeyAuth(deps.accounts), rateLimit(deps), validateAutomation(ep.schema), async (ctx) => {
-      ctx.body = await deps.automation.create(ctx.state.auth, ep.kind, ctx.state.input);
-      ctx.status = 201;
-      ctx.set('Cache-Control', 'no-store');
-    });
-  }
+const notFound = { '404': { description: 'No such chart.', codes: ['not_found'] } } as const;
 
-  router.get('/v1/chart/:id/download', async (ctx) => {
-    const { image } = await deps.automation.download(ctx.params.id!);
-    const ext = image.contentType.startsWith('image/svg') ? 'svg' : image.contentType === 'application/pdf' ? 'pdf' : 'png';
-    ctx.status = 200;
-    ctx.type = image.contentType;
-    ctx.set('Content-Disposition', `attachment; filename="chart-${ctx.params.id}.${ext}"`);
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    ctx.set('ETag', image.etag);
-    setImageHeaders(ctx, image.contentType);
-    ctx.body = image.body;
-  });
-
-  router.get('/v1/chart/:id/preview', async (ctx) => {
-    const preview = await deps.automation.preview(ctx.params.id!);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'");
-    ctx.body = previewPage(preview);
-  });
+export function automationRoutes(deps: AutomationRouteDeps): RouteDescriptor[] {
+  const create = automationEndpoints.map((ep) =>
+    route({
+      method: 'POST',
+      path: ep.path,
+      auth: 'apiKey',
+      rateLimit: 'generation',
+      input: { in: 'body', schema: ep.schema, form: true },
+      doc: {
+        tags: ['Automation'],
+        operationId: `zapier${ep.kind[0]!.toUpperCase()}${ep.kind.slice(1)}Chart`,
+        summary: ep.summary,
+        description:
+          'Counts as one generation. The chart is kept behind a permanent short URL; chart_url serves the image, download_url serves it as an attachment, preview_url is an HTML page showing it. Every bad input is 400 invalid_input with a detail naming the field. Numbers and booleans may also be sent as strings ("800", "true").',
+      },
+      responses: { '201': json(schemaRef('AutomationResult'), 'Created.', rateLimitHeaders) },
+      errors: renderErrors(['invalid_input']),
+      handler: async (ctx, input) => {
+        ctx.body = await deps.automation.create(ctx.state.auth, ep.kind, input);
+        ctx.status = 201;
+        ctx.set('Cache-Control', 'no-store');
+      },
+    }),
+  );
+  return [
+    ...create,
+    route({
+      method: 'GET',
+      path: '/v1/chart/:id/download',
+      auth: 'none',
+      doc: {
+        tags: ['Short charts'],
+        operationId: 'downloadShortChart',
+        summary: 'The image behind a short URL, as an attachment (download_url of the automation endpoints)',
+        params: { id: chartIdParam },
+      },
+      responses: {
+        '200': {
+          description: 'The image, with Content-Disposition: attachment.',
+          headers: { 'Content-Disposition': headerRef('Content-Disposition'), 'Cache-Control': headerRef('Cache-Control') },
+          content: imageContent(true),
+        },
+      },
+      errors: { ...notFound, '500': { description: 'A re-render after cache expiry failed.', codes: ['internal_error', 'render_failed'] } },
+      handler: async (ctx) => {
+        const { image } = await deps.automation.download(ctx.params.id!);
+        const ext = image.contentType.startsWith('image/svg') ? 'svg' : image.contentType === 'application/pdf' ? 'pdf' : 'png';
+        ctx.status = 200;
+        ctx.type = image.contentType;
+        ctx.set('Content-Disposition', `attachment; filename="chart-${ctx.params.id}.${ext}"`);
+        ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+        ctx.set('ETag', image.etag);
+        setImageHeaders(ctx, image.contentType);
+        ctx.body = image.body;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/chart/:id/preview',
+      auth: 'none',
+      doc: {
+        tags: ['Short charts'],
+        operationId: 'previewShortChart',
+        summary: 'An HTML page showing the chart (preview_url of the automation endpoints)',
+        params: { id: chartIdParam },
+      },
+      responses: { '200': htmlPage('HTML page.') },
+      errors: notFound,
+      handler: async (ctx) => {
+        const preview = await deps.automation.preview(ctx.params.id!);
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.set('Cache-Control', 'public, max-age=3600');
+        ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'");
+        ctx.body = previewPage(preview);
+      },
+    }),
+  ];
 }

@@ -1,15 +1,18 @@
-import Router from '@koa/router';
-import type { AppDeps } from '../../app.js';
-import { apiKeyAuth } from '../auth.js';
-import { rateLimit } from '../rateLimit.js';
-import { validate } from '../validate.js';
-import { chartRequestBodySchema, chartRequestQuerySchema } from '../schemas/chart.js';
-import type { RenderedImage } from '../../services/render.js';
+// GET and POST /v1/chart: the rendered image is the response.
 import type { Context } from 'koa';
+import type { ChartService } from '../../services/charts.js';
+import type { RenderedImage } from '../../services/render.js';
+import { chartRequestBodySchema, chartRequestQuerySchema } from '../schemas/chart.js';
 import { setImageHeaders } from '../imageHeaders.js';
 import { clientSignal } from '../clientGone.js';
+import { route, type RouteDescriptor, type SuccessDoc } from '../route.js';
+import { CHART_BAD, imageContent, rateLimitHeaders, renderErrors } from '../routeDocs.js';
 
-export function sendImage(ctx: Context, img: RenderedImage): void {
+export interface ChartRouteDeps {
+  charts: Pick<ChartService, 'renderForCaller'>;
+}
+
+function sendImage(ctx: Context, img: RenderedImage): void {
   ctx.status = 200;
   ctx.type = img.contentType;
   ctx.set('Cache-Control', 'private, no-store');
@@ -17,11 +20,42 @@ export function sendImage(ctx: Context, img: RenderedImage): void {
   ctx.body = img.body;
 }
 
-export function chartRoutes(router: Router, deps: AppDeps): void {
-  router.get('/v1/chart', apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }), rateLimit(deps), validate(chartRequestQuerySchema, 'query'), async (ctx) => {
-    sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input, clientSignal(ctx)));
-  });
-  router.post('/v1/chart', apiKeyAuth(deps.accounts), rateLimit(deps), validate(chartRequestBodySchema, 'body'), async (ctx) => {
-    sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, ctx.state.input, clientSignal(ctx)));
-  });
+const image: SuccessDoc = { description: 'The image.', headers: rateLimitHeaders, content: imageContent(true) };
+
+export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/chart',
+      auth: 'apiKeyOrSigned',
+      rateLimit: 'generation',
+      input: { in: 'query', schema: chartRequestQuerySchema },
+      doc: {
+        tags: ['Charts'],
+        operationId: 'renderChartGet',
+        summary: 'Render a chart from query parameters (API key or signed URL)',
+        description:
+          'Counts as a generation. A signed URL carries key_id, exp and sig (last) instead of a key: sig = HMAC-SHA256 (lowercase hex) with the signing secret over the raw query string before `&sig=`.',
+      },
+      responses: { '200': image },
+      errors: renderErrors(CHART_BAD),
+      handler: async (ctx, input) => sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, input, clientSignal(ctx))),
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/chart',
+      auth: 'apiKey',
+      rateLimit: 'generation',
+      input: { in: 'body', schema: chartRequestBodySchema },
+      doc: {
+        tags: ['Charts'],
+        operationId: 'renderChart',
+        summary: 'Render a chart: the image is the response',
+        description: 'Counts as a generation. Handles large configs and function strings (run only inside the sandboxed page).',
+      },
+      responses: { '200': image },
+      errors: renderErrors(CHART_BAD),
+      handler: async (ctx, input) => sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, input, clientSignal(ctx))),
+    }),
+  ];
 }

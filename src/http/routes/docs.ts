@@ -1,18 +1,12 @@
 // GET /openapi.json (the OpenAPI 3.1 document) and /docs/ (a readable page of it: Swagger UI
 // from the swagger-ui-dist npm package, served from this process: no CDN, nothing external).
-import type Router from '@koa/router';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { AppDeps } from '../../app.js';
 import { buildOpenApi } from '../openapi.js';
+import { isAsset, route, type RouteDescriptor, type RouteEntry } from '../route.js';
 
-interface StaticFile {
-  type: string;
-  body: Buffer | string;
-}
-
-export const DOCS_CSP = [
+const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   // Swagger UI sets style attributes from script.
@@ -61,33 +55,45 @@ function swaggerUiDir(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
-export function docsRoutes(router: Router, deps: Pick<AppDeps, 'config'>): void {
-  // Built once: the document is a pure function of the schemas and the public base URL.
-  const document = JSON.stringify(buildOpenApi(deps.config.publicBaseUrl));
-  router.get('/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.body = document;
+export interface DocsRouteDeps {
+  publicBaseUrl: string;
+}
+
+/** /openapi.json documents `routes` and itself; /docs shows it. */
+export function docsRoutes(deps: DocsRouteDeps, routes: readonly RouteEntry[]): RouteEntry[] {
+  const openapi = route({
+    method: 'GET',
+    path: '/openapi.json',
+    auth: 'none',
+    doc: { tags: ['Operations'], operationId: 'getOpenApi', summary: 'This document' },
+    responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+    errors: {},
+    handler: (ctx) => {
+      ctx.type = 'application/json';
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.body = document;
+    },
   });
+  // Built once: the document is a pure function of the route table and the public base URL.
+  const documented = [...routes, openapi].filter((e): e is RouteDescriptor => !isAsset(e));
+  const document = JSON.stringify(buildOpenApi(deps.publicBaseUrl, documented));
 
   // Read at start: a missing package stops the server at once, not at the first visitor.
   const dir = swaggerUiDir();
-  const files: Record<string, StaticFile> = {
+  const file = (type: string, body: Buffer | string, cacheControl: string) => ({
+    type,
+    body,
+    headers: { 'Content-Security-Policy': DOCS_CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': cacheControl },
+  });
+  const day = 'public, max-age=86400';
+  return [
+    openapi,
     // The router ignores a trailing slash: this serves /docs and /docs/ (assets use absolute paths).
-    '/docs': { type: 'text/html; charset=utf-8', body: INDEX },
-    '/docs/init.js': { type: 'text/javascript; charset=utf-8', body: INIT },
-    '/docs/swagger-ui.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(dir, 'swagger-ui.css')) },
-    '/docs/swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(dir, 'swagger-ui-bundle.js')) },
-    '/docs/favicon-32x32.png': { type: 'image/png', body: readFileSync(join(dir, 'favicon-32x32.png')) },
-  };
-  for (const [path, file] of Object.entries(files)) {
-    router.get(path, (ctx) => {
-      ctx.set('Content-Security-Policy', DOCS_CSP);
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Cache-Control', path === '/docs' || path === '/docs/init.js' ? 'no-cache' : 'public, max-age=86400');
-      ctx.type = file.type;
-      ctx.body = file.body;
-    });
-  }
+    { path: '/docs', file: file('text/html; charset=utf-8', INDEX, 'no-cache') },
+    { path: '/docs/init.js', file: file('text/javascript; charset=utf-8', INIT, 'no-cache') },
+    { path: '/docs/swagger-ui.css', file: file('text/css; charset=utf-8', readFileSync(join(dir, 'swagger-ui.css')), day) },
+    { path: '/docs/swagger-ui-bundle.js', file: file('text/javascript; charset=utf-8', readFileSync(join(dir, 'swagger-ui-bundle.js')), day) },
+    { path: '/docs/favicon-32x32.png', file: file('image/png', readFileSync(join(dir, 'favicon-32x32.png')), day) },
+  ];
 }

@@ -1,15 +1,18 @@
 // GET /v1/open/chart: no credentials, faces the whole internet. Size limits first (before
 // anything is parsed further), then the query schema, then the service (gate, cache, per-IP
 // window, render). Images are public and immutable; errors are never cached (error mapper).
-import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { AppDeps } from '../../app.js';
-import { checkConfigSize, checkRequestTarget, type OpenChartQuery } from '../../chart/open.js';
+import { checkConfigSize, checkRequestTarget } from '../../chart/open.js';
 import { invalidConfig } from '../../errors.js';
-import type { OpenImage } from '../../services/open.js';
-import { validate, type ErrorMapper } from '../validate.js';
-import { openChartQuerySchema } from '../schemas/open.js';
+import type { OpenChartService, OpenImage } from '../../services/open.js';
+import { openChartQuerySchema, openChartResponseHeaders } from '../schemas/open.js';
 import { etagMatches, setImageHeaders } from '../imageHeaders.js';
+import { route, type ErrorMapper, type RouteDescriptor } from '../route.js';
+import { imageContent, retryAfter } from '../routeDocs.js';
+
+export interface OpenRouteDeps {
+  open: Pick<OpenChartService, 'render'>;
+}
 
 export const OPEN_CACHE_CONTROL = 'public, max-age=86400, s-maxage=31536000, immutable';
 
@@ -46,9 +49,35 @@ function sendOpenImage(ctx: Context, img: OpenImage): void {
   ctx.body = img.body;
 }
 
-export function openRoutes(router: Router, deps: AppDeps): void {
-  router.get('/v1/open/chart', openLimits(), validate(openChartQuerySchema, 'query', asInvalidConfig), async (ctx) => {
-    const ip = ctx.ip || ctx.req.socket.remoteAddress || '';
-    sendOpenImage(ctx, await deps.open.render(ctx.state.input as OpenChartQuery, ip, ctx.originalUrl));
-  });
+export function openRoutes(deps: OpenRouteDeps): RouteDescriptor[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/open/chart',
+      auth: 'none',
+      precheck: openLimits(),
+      input: { in: 'query', schema: openChartQuerySchema, mapError: asInvalidConfig },
+      doc: {
+        tags: ['Open'],
+        operationId: 'renderOpenChart',
+        summary: 'Render without credentials (per-IP limit, watermarked)',
+        description:
+          'Either c, or type with data. The whole URL at most 8192 bytes (url_too_long), c at most 6144 bytes (config_too_large). Executable-looking strings, a top-level plugins array and remote URLs outside data are refused (invalid_config). Cache misses are limited per IP and hour (rate_limited); cache hits are not.',
+      },
+      responses: {
+        '200': { description: 'The watermarked image.', headers: openChartResponseHeaders, content: imageContent() },
+        '304': { description: 'Not modified.', headers: openChartResponseHeaders },
+      },
+      errors: {
+        '400': { description: 'Invalid request.', codes: ['url_too_long', 'config_too_large', 'invalid_config'] },
+        '429': { description: 'Per-IP cap of cache-miss renders reached.', codes: ['rate_limited'], headers: retryAfter },
+        '500': { description: 'Rendering failed.', codes: ['render_failed', 'internal_error'] },
+        '503': { description: 'Every renderer is busy.', codes: ['service_unavailable'], headers: retryAfter },
+      },
+      handler: async (ctx, input) => {
+        const ip = ctx.ip || ctx.req.socket.remoteAddress || '';
+        sendOpenImage(ctx, await deps.open.render(input, ip, ctx.originalUrl));
+      },
+    }),
+  ];
 }

@@ -1,13 +1,15 @@
 // POST /v1/chart/create, GET /v1/chart/{id} (no credentials, never counted), GET /v1/metrics/{id}.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { AppDeps } from '../../app.js';
-import { apiKeyAuth } from '../auth.js';
-import { rateLimit } from '../rateLimit.js';
-import { validate } from '../validate.js';
 import { chartRequestBodySchema } from '../schemas/chart.js';
-import type { ServedChart } from '../../services/shortCharts.js';
+import { chartIdParam, shortChartHeaders } from '../schemas/shortCharts.js';
+import type { ServedChart, ShortChartService } from '../../services/shortCharts.js';
 import { etagMatches, setImageHeaders } from '../imageHeaders.js';
+import { route, type RouteDescriptor } from '../route.js';
+import { CHART_BAD, imageContent, json, rateLimitHeaders, renderErrors, retryAfter, schemaRef } from '../routeDocs.js';
+
+export interface ShortChartRouteDeps {
+  shortCharts: Pick<ShortChartService, 'create' | 'serve' | 'metrics'>;
+}
 
 // The image behind an id never changes: a re-render after expiry draws the same stored request.
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -31,18 +33,71 @@ function sendServed(ctx: Context, served: ServedChart): void {
   ctx.body = image.body;
 }
 
-export function shortChartRoutes(router: Router, deps: AppDeps): void {
-  router.post('/v1/chart/create', apiKeyAuth(deps.accounts), rateLimit(deps), validate(chartRequestBodySchema, 'body'), async (ctx) => {
-    const chart = await deps.shortCharts.create(ctx.state.auth, ctx.state.input);
-    ctx.status = 201;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { url: chart.url, id: chart.id };
-  });
-  router.get('/v1/chart/:id', async (ctx) => {
-    sendServed(ctx, await deps.shortCharts.serve(ctx.params.id!));
-  });
-  router.get('/v1/metrics/:id', apiKeyAuth(deps.accounts), rateLimit(deps, { generation: false }), async (ctx) => {
-    ctx.set('Cache-Control', 'private, no-store');
-    ctx.body = await deps.shortCharts.metrics(ctx.state.auth, ctx.params.id!);
-  });
+export function shortChartRoutes(deps: ShortChartRouteDeps): RouteDescriptor[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/chart/create',
+      auth: 'apiKey',
+      rateLimit: 'generation',
+      input: { in: 'body', schema: chartRequestBodySchema },
+      doc: {
+        tags: ['Short charts'],
+        operationId: 'createShortChart',
+        summary: 'Render and keep a chart behind a permanent short URL',
+        description: 'Counts as a generation. The URL exposes no key or secret and is served without credentials.',
+      },
+      responses: { '201': json(schemaRef('ShortChart'), 'Created.', rateLimitHeaders) },
+      errors: renderErrors(CHART_BAD),
+      handler: async (ctx, input) => {
+        const chart = await deps.shortCharts.create(ctx.state.auth, input);
+        ctx.status = 201;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = { url: chart.url, id: chart.id };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/chart/:id',
+      auth: 'none',
+      doc: {
+        tags: ['Short charts'],
+        operationId: 'getShortChart',
+        summary: 'The image behind a short URL (no credentials; not a generation)',
+        params: { id: chartIdParam },
+      },
+      responses: {
+        '200': { description: 'The cached image.', headers: shortChartHeaders, content: imageContent(true) },
+        '304': { description: 'Not modified (If-None-Match matched the ETag).', headers: shortChartHeaders },
+      },
+      errors: {
+        '404': { description: 'No such chart.', codes: ['not_found'] },
+        '500': { description: 'A re-render after cache expiry failed.', codes: ['internal_error', 'render_failed'] },
+        '503': { description: 'Every renderer is busy.', codes: ['service_unavailable'], headers: retryAfter },
+      },
+      handler: async (ctx) => sendServed(ctx, await deps.shortCharts.serve(ctx.params.id!)),
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/metrics/:id',
+      auth: 'apiKey',
+      rateLimit: 'request',
+      doc: {
+        tags: ['Short charts'],
+        operationId: 'getChartMetrics',
+        summary: "Counters of one of the caller's short charts (not a generation)",
+        params: { id: chartIdParam },
+      },
+      responses: { '200': json(schemaRef('Metrics'), 'Chart metrics (avgRenderTime in milliseconds).', rateLimitHeaders) },
+      errors: {
+        '401': { description: 'Missing or invalid API key.', codes: ['unauthorized'] },
+        '404': { description: "No such chart, or another account's chart.", codes: ['not_found'] },
+        '429': { description: 'Rate limit reached.', codes: ['rate_limit_exceeded'], headers: { ...retryAfter, ...rateLimitHeaders } },
+      },
+      handler: async (ctx) => {
+        ctx.set('Cache-Control', 'private, no-store');
+        ctx.body = await deps.shortCharts.metrics(ctx.state.auth, ctx.params.id!);
+      },
+    }),
+  ];
 }

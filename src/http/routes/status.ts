@@ -1,31 +1,54 @@
 // GET /v1/status (health, no auth) and GET /metrics (Prometheus text format; METRICS_TOKEN
 // bearer, or loopback clients only when no token is set).
-import type Router from '@koa/router';
-import type { AppDeps } from '../../app.js';
-import { forbidden, unauthorized } from '../../errors.js';
-import { metricsAccess } from '../metricsAccess.js';
+import type { Metrics } from '../../services/metrics.js';
+import type { StatusService } from '../../services/status.js';
+import { route, type RouteDescriptor } from '../route.js';
+import { headerRef, json, schemaRef } from '../routeDocs.js';
 
-export function statusRoutes(router: Router, deps: Pick<AppDeps, 'status' | 'metrics' | 'config'>): void {
-  router.get('/v1/status', async (ctx) => {
-    // Always 200: a degraded service still answers, and says why in `reason`.
-    ctx.body = await deps.status.report();
-    ctx.set('Cache-Control', 'no-store');
-  });
-  router.get('/metrics', async (ctx) => {
-    const access = metricsAccess({
-      token: deps.config.metricsToken,
-      authorization: ctx.get('authorization'),
-      remoteAddress: ctx.req.socket.remoteAddress,
-      forwarded: Boolean(ctx.get('x-forwarded-for') || ctx.get('forwarded') || ctx.get('x-real-ip')),
-    });
-    if (access === 'unauthorized') {
-      const e = unauthorized('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
-      (e.headers as Record<string, string>)['WWW-Authenticate'] = 'Bearer realm="metrics"';
-      throw e;
-    }
-    if (access === 'forbidden') throw forbidden('/metrics is served to loopback clients only; set METRICS_TOKEN to read it remotely with a bearer token');
-    ctx.body = await deps.metrics.text();
-    ctx.type = deps.metrics.contentType;
-    ctx.set('Cache-Control', 'no-store');
-  });
+export interface StatusRouteDeps {
+  status: Pick<StatusService, 'report'>;
+  metrics: Pick<Metrics, 'text' | 'contentType'>;
+}
+
+export function statusRoutes(deps: StatusRouteDeps): RouteDescriptor[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/status',
+      auth: 'none',
+      doc: {
+        tags: ['Operations'],
+        operationId: 'getStatus',
+        summary: 'Health: healthy only when the page pool can render (degraded otherwise, still 200)',
+      },
+      responses: { '200': json(schemaRef('Status'), 'Health status.', { 'Cache-Control': headerRef('Cache-Control') }) },
+      errors: {},
+      handler: async (ctx) => {
+        // Always 200: a degraded service still answers, and says why in `reason`.
+        ctx.body = await deps.status.report();
+        ctx.set('Cache-Control', 'no-store');
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/metrics',
+      auth: 'metricsToken',
+      doc: {
+        tags: ['Operations'],
+        operationId: 'getPrometheusMetrics',
+        summary: 'Prometheus metrics (text exposition format)',
+        description: 'With METRICS_TOKEN set: Authorization: Bearer <METRICS_TOKEN>. Without it: loopback clients only.',
+      },
+      responses: { '200': { description: 'Metrics.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      errors: {
+        '401': { description: 'METRICS_TOKEN is set and the bearer token is missing or wrong.', codes: ['unauthorized'] },
+        '403': { description: 'METRICS_TOKEN is unset and the client is not on loopback.', codes: ['forbidden'] },
+      },
+      handler: async (ctx) => {
+        ctx.body = await deps.metrics.text();
+        ctx.type = deps.metrics.contentType;
+        ctx.set('Cache-Control', 'no-store');
+      },
+    }),
+  ];
 }

@@ -1,12 +1,11 @@
-// JSON Schemas of the JSON response bodies (SPEC "Resources and their fields") that no other
-// schema file defines (ShortChart and ChartMetrics live in shortCharts.ts). The OpenAPI
-// document is built from these, and the contract tests validate real responses with them.
+// JSON Schemas of the JSON response bodies that no other schema file defines; the OpenAPI document
+// is built from them, and its test validates real responses with them.
 const isoTimestamp = { type: 'string', format: 'date-time' } as const;
 
 export const errorObjectSchema = {
   $id: 'ErrorObject',
   type: 'object',
-  description: 'Every error response. `error` is one of the codes in SPEC "Errors".',
+  description: 'Every error response. `error` is one of the codes listed with each response.',
   required: ['error'],
   properties: {
     error: {
@@ -144,12 +143,3 @@ export const trialKeySchema = {
   },
 } as const;
 
-export const responseSchemas = [
-  errorObjectSchema,
-  statusSchema,
-  automationResultSchema,
-  usageAnalyticsSchema,
-  billingInfoSchema,
-  invoiceListSchema,
-  trialKeySchema,
-] as const;

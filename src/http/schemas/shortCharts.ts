@@ -1,9 +1,12 @@
 // Schemas of the short-chart and metrics responses, for the OpenAPI document.
-export const chartIdParameterSchema = {
+const chartIdParameterSchema = {
   description: 'Chart id: the last path segment of the url returned by POST /v1/chart/create (22 URL-safe characters).',
   type: 'string',
   pattern: '^[A-Za-z0-9_-]{16,64}$',
 } as const;
+
+/** The {id} path parameter of the short-chart routes. */
+export const chartIdParam = { description: chartIdParameterSchema.description, schema: chartIdParameterSchema };
 
 /** 201 body of POST /v1/chart/create. */
 export const shortChartSchema = {

@@ -1,0 +1,93 @@
+// What a route is: one descriptor feeds the router (auth, rate limit, input check, handler) and
+// the OpenAPI document (parameters, request body, responses, error codes), so they cannot drift.
+import type { RouterContext } from '@koa/router';
+import type { ErrorObject } from 'ajv';
+import type { Middleware } from 'koa';
+import type { AppError, ErrorCode } from '../errors.js';
+import type { FromSchema } from './schemaType.js';
+
+/** Who may call: anyone, an API key, an API key or a signed URL, a session token, the metrics token. */
+export type RouteAuth = 'none' | 'apiKey' | 'apiKeyOrSigned' | 'session' | 'metricsToken';
+
+/** Per-account limits after auth; on generation routes the trial cap is checked first. */
+export type RouteRateLimit = 'generation' | 'request';
+
+/** Turns the first schema failure into the error the route answers with. */
+export type ErrorMapper = (e: ErrorObject) => AppError;
+
+export interface InputSpec {
+  in: 'query' | 'body';
+  schema: object;
+  /** body: an absent body is an empty object (JSON null or a non-object is still refused). */
+  optional?: boolean;
+  /** Form tools' input: scalars coerced ("800", "true"), defaults filled, errors name the field path. */
+  form?: boolean;
+  mapError?: ErrorMapper;
+}
+
+/** The handler's input: the type of a value that passed the route's schema. */
+export type InputOf<I> = I extends { schema: infer S; form: true } ? FromSchema<S, true> : I extends { schema: infer S } ? FromSchema<S> : undefined;
+
+type Json = Record<string, unknown>;
+export interface SuccessDoc {
+  description: string;
+  headers?: Json;
+  content?: Json;
+}
+export interface ErrorDoc {
+  description: string;
+  codes: readonly ErrorCode[];
+  headers?: Json;
+}
+export interface ParamDoc {
+  description: string;
+  schema: object;
+}
+
+export interface RouteDoc {
+  tags: string[];
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Every `:name` of the path. */
+  params?: Record<string, ParamDoc>;
+  /** Query parameters read by the page in the browser, not by the server. */
+  pageQuery?: Record<string, ParamDoc>;
+}
+
+export interface Route<I extends InputSpec | undefined> {
+  method: 'GET' | 'POST';
+  /** Router syntax: /v1/chart/:id */
+  path: string;
+  auth: RouteAuth;
+  rateLimit?: RouteRateLimit;
+  /** Checks before the schema, with codes of their own (e.g. size limits). */
+  precheck?: Middleware;
+  input?: I;
+  doc: RouteDoc;
+  /** Success responses by status. */
+  responses: Record<string, SuccessDoc>;
+  /** Error responses by status, with the codes each can carry. */
+  errors: Record<string, ErrorDoc>;
+  handler(ctx: RouterContext, input: InputOf<I>): Promise<void> | void;
+}
+
+/** A route with its input type erased, as the route table holds it. */
+export interface RouteDescriptor extends Omit<Route<InputSpec | undefined>, 'handler'> {
+  handler(ctx: RouterContext, input: never): Promise<void> | void;
+}
+
+/** A fixed file (a page's script, style or icon): not part of the API, not in the document. */
+export interface StaticAsset {
+  path: string;
+  file: { type: string; body: Buffer | string; headers: Record<string, string> };
+}
+
+export type RouteEntry = RouteDescriptor | StaticAsset;
+
+export const isAsset = (e: RouteEntry): e is StaticAsset => 'file' in e;
+
+/** Types the handler's input from `input.schema`. */
+export function route<const I extends InputSpec | undefined = undefined>(r: Route<I>): RouteDescriptor {
+  return r;
+}
