@@ -8,6 +8,7 @@ import { chartIdParam } from '../schemas/shortCharts.js';
 import { setImageHeaders } from '../imageHeaders.js';
 import { route, type RouteDescriptor } from '../route.js';
 import { headerRef, htmlPage, imageContent, json, rateLimitHeaders, renderErrors, schemaRef } from '../routeDocs.js';
+import { clientSignal } from '../clientGone.js';
 
 export interface AutomationRouteDeps {
   automation: Pick<AutomationService, 'create' | 'download' | 'preview'>;
@@ -57,7 +58,7 @@ export function automationRoutes(deps: AutomationRouteDeps): RouteDescriptor[] {
       responses: { '201': json(schemaRef('AutomationResult'), 'Created.', rateLimitHeaders) },
       errors: renderErrors(['invalid_input']),
       handler: async (ctx, input) => {
-        ctx.body = await deps.automation.create(ctx.state.auth, ep.kind, input);
+        ctx.body = await deps.automation.create(ctx.state.auth, ep.kind, input, clientSignal(ctx));
         ctx.status = 201;
         ctx.set('Cache-Control', 'no-store');
       },

@@ -9,6 +9,7 @@ import { openChartQuerySchema, openChartResponseHeaders } from '../schemas/open.
 import { etagMatches, setImageHeaders } from '../imageHeaders.js';
 import { route, type ErrorMapper, type RouteDescriptor } from '../route.js';
 import { imageContent, retryAfter } from '../routeDocs.js';
+import { clientSignal } from '../clientGone.js';
 
 export interface OpenRouteDeps {
   open: Pick<OpenChartService, 'render'>;
@@ -76,7 +77,7 @@ export function openRoutes(deps: OpenRouteDeps): RouteDescriptor[] {
       },
       handler: async (ctx, input) => {
         const ip = ctx.ip || ctx.req.socket.remoteAddress || '';
-        sendOpenImage(ctx, await deps.open.render(input, ip, ctx.originalUrl));
+        sendOpenImage(ctx, await deps.open.render(input, ip, ctx.originalUrl, clientSignal(ctx)));
       },
     }),
   ];

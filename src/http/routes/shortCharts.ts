@@ -6,6 +6,7 @@ import type { ServedChart, ShortChartService } from '../../services/shortCharts.
 import { etagMatches, setImageHeaders } from '../imageHeaders.js';
 import { route, type RouteDescriptor } from '../route.js';
 import { CHART_BAD, imageContent, json, rateLimitHeaders, renderErrors, retryAfter, schemaRef } from '../routeDocs.js';
+import { clientSignal } from '../clientGone.js';
 
 export interface ShortChartRouteDeps {
   shortCharts: Pick<ShortChartService, 'create' | 'serve' | 'metrics'>;
@@ -50,7 +51,7 @@ export function shortChartRoutes(deps: ShortChartRouteDeps): RouteDescriptor[] {
       responses: { '201': json(schemaRef('ShortChart'), 'Created.', rateLimitHeaders) },
       errors: renderErrors(CHART_BAD),
       handler: async (ctx, input) => {
-        const chart = await deps.shortCharts.create(ctx.state.auth, input);
+        const chart = await deps.shortCharts.create(ctx.state.auth, input, { signal: clientSignal(ctx) });
         ctx.status = 201;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { url: chart.url, id: chart.id };
