@@ -13,7 +13,13 @@ import type { PagePool } from './render/pool.js';
 import type { OpenChartService } from './services/open.js';
 import { openRoutes } from './http/routes/open.js';
 import { playgroundRoutes } from './http/routes/playground.js';
-import { errorMapper, type RequestObserver } from './http/errors.js';
+import { errorMapper } from './http/errors.js';
+import { requestId } from './http/requestId.js';
+import { accessLog } from './http/accessLog.js';
+import { requestMetrics, type RequestObserver } from './http/requestMetrics.js';
+import { timing } from './http/timing.js';
+import { noRoute } from './http/noRoute.js';
+import { requestAnalytics } from './http/requestAnalytics.js';
 import { jsonBody } from './http/body.js';
 import { queryParser } from './http/query.js';
 import { chartRoutes } from './http/routes/chart.js';
@@ -64,7 +70,15 @@ export function createApp(deps: AppDeps): Koa {
   automationRoutes(router, deps);
   docsRoutes(router, deps);
   accountRoutes(router, deps);
-  app.use(errorMapper(deps.log, deps.requestObserver));
+  // Outermost first: the id, log line and metrics see the final status of every answer,
+  // errors mapped included; timing covers everything inside them.
+  app.use(requestId());
+  app.use(accessLog(deps.log));
+  app.use(requestMetrics(deps.requestObserver));
+  app.use(timing());
+  app.use(errorMapper(deps.log));
+  app.use(noRoute());
+  app.use(requestAnalytics(deps.usage, deps.log));
   // before auth and routing: every reader of ctx.query gets one bounded, linear parse
   app.use(queryParser());
   app.use(jsonBody(deps.config.maxBodyBytes));
