@@ -28,7 +28,7 @@
 //   matched with every space removed (`JaVaScRiPt :`), as URL parsers drop tabs and newlines.
 //   A newline inside an identifier (`e\nval(`) is two words, so it is not a call.
 
-import { findCode, isWholeFunction } from './jsTokens.js';
+import { findCode } from './jsTokens.js';
 import { CHART_TYPES } from './request.js';
 
 const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
@@ -44,12 +44,6 @@ export function findGateViolation(config: unknown): string | null {
     // a getter or proxy that throws: not parsed JSON, so refuse it
     return 'config could not be checked';
   }
-}
-
-/** True when a string looks like a JavaScript function expression (function ..., arrow function), used elsewhere to decide whether a config carries function strings. */
-export function looksLikeFunction(s: string): boolean {
-  if (typeof s !== 'string') return false;
-  return isWholeFunction(s);
 }
 
 // --- the walk ----------------------------------------------------------------------------
