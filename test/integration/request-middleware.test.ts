@@ -48,6 +48,17 @@ describe('request middleware: id, access log, metrics, analytics', function () {
     return line ? Number(line.split(' ').pop()) : 0;
   }
 
+  /** POST /v1/chart/create for a fresh starter account while `fault` holds; the fault is undone even if the request fails. */
+  async function createWhile(fault: { on(): void; off(): void }): Promise<{ res: Response; sessionToken: string }> {
+    const acct = await s.deps.accounts.createAccount('starter', null);
+    fault.on();
+    try {
+      return { res: await post(s.url, '/v1/chart/create', { chart: BAR, width: 60, height: 40 }, { 'x-api-key': acct.api_key }), sessionToken: acct.session_token };
+    } finally {
+      fault.off();
+    }
+  }
+
   async function analytics(sessionToken: string): Promise<{ totalRequests: number; successRate: number }> {
     const res = await fetch(`${s.url}/usage/analytics`, { headers: { authorization: `Bearer ${sessionToken}` } });
     expect(res.status).to.equal(200);
@@ -97,16 +108,9 @@ describe('request middleware: id, access log, metrics, analytics', function () {
     expect(logLineOf(limited!)).to.include({ status: 429 });
     expect(await metric('/v1/metrics/:id', 'GET', 429)).to.equal(before429 + 1);
 
-    const acct = await s.deps.accounts.createAccount('starter', null);
     const before500 = await metric('/v1/chart/create', 'POST', 500);
     const db = (s.deps.store as SqliteStore).db;
-    db.pragma('query_only = ON');
-    let failed: Response;
-    try {
-      failed = await post(s.url, '/v1/chart/create', { chart: BAR, width: 60, height: 40 }, { 'x-api-key': acct.api_key });
-    } finally {
-      db.pragma('query_only = OFF');
-    }
+    const { res: failed } = await createWhile({ on: () => db.pragma('query_only = ON'), off: () => db.pragma('query_only = OFF') });
     expect(failed.status).to.equal(500);
     expect(await failed.json()).to.deep.equal({ error: 'internal_error', detail: 'internal error' });
     expect(failed.headers.get('x-request-id')).to.match(UUID);
@@ -127,21 +131,18 @@ describe('request middleware: id, access log, metrics, analytics', function () {
   });
 
   it('a failure to write the analytics is logged with the request id and leaves the answer as it was', async () => {
-    const acct = await s.deps.accounts.createAccount('starter', null);
     const db = (s.deps.store as SqliteStore).db;
     // only the analytics columns fail to write; the render's own counts go on
-    db.exec(`CREATE TRIGGER analytics_down_insert BEFORE INSERT ON usage_daily WHEN NEW.requests > 0 BEGIN SELECT RAISE(ABORT, 'analytics down'); END;
-             CREATE TRIGGER analytics_down_update BEFORE UPDATE OF requests ON usage_daily BEGIN SELECT RAISE(ABORT, 'analytics down'); END;`);
-    let res: Response;
-    try {
-      res = await post(s.url, '/v1/chart/create', { chart: BAR, width: 60, height: 40 }, { 'x-api-key': acct.api_key });
-    } finally {
-      db.exec('DROP TRIGGER analytics_down_insert; DROP TRIGGER analytics_down_update;');
-    }
+    const { res, sessionToken } = await createWhile({
+      on: () =>
+        db.exec(`CREATE TRIGGER analytics_down_insert BEFORE INSERT ON usage_daily WHEN NEW.requests > 0 BEGIN SELECT RAISE(ABORT, 'analytics down'); END;
+                 CREATE TRIGGER analytics_down_update BEFORE UPDATE OF requests ON usage_daily BEGIN SELECT RAISE(ABORT, 'analytics down'); END;`),
+      off: () => db.exec('DROP TRIGGER analytics_down_insert; DROP TRIGGER analytics_down_update;'),
+    });
     expect(res.status).to.equal(201);
     const id = res.headers.get('x-request-id');
     expect(lines.some((l) => l.msg === 'recording request analytics failed' && l.requestId === id)).to.equal(true);
     expect(logLineOf(res)).to.include({ status: 201 });
-    expect(await analytics(acct.session_token)).to.include({ totalRequests: 0 });
+    expect(await analytics(sessionToken)).to.include({ totalRequests: 0 });
   });
 });
