@@ -5,7 +5,13 @@ import type { Logger } from './log.js';
 import type { AccountService } from './services/accounts.js';
 import type { UsageService } from './services/usage.js';
 import type { Clock } from './clock.js';
-import { errorMapper, type RequestObserver } from './http/errors.js';
+import { errorMapper } from './http/errors.js';
+import { requestId } from './http/requestId.js';
+import { accessLog } from './http/accessLog.js';
+import { requestMetrics, type RequestObserver } from './http/requestMetrics.js';
+import { timing } from './http/timing.js';
+import { noRoute } from './http/noRoute.js';
+import { requestAnalytics } from './http/requestAnalytics.js';
 import { jsonBody } from './http/body.js';
 import { queryParser } from './http/query.js';
 import { apiKeyAuth, sessionAuth } from './http/auth.js';
@@ -65,7 +71,15 @@ export function createApp(deps: AppDeps): Koa {
     },
     rateLimit: { generation: rateLimit(deps), request: rateLimit(deps, { generation: false }) },
   });
-  app.use(errorMapper(deps.log, deps.requestObserver));
+  // Outermost first: the id, log line and metrics see the final status of every answer,
+  // errors mapped included; timing covers everything inside them.
+  app.use(requestId());
+  app.use(accessLog(deps.log));
+  app.use(requestMetrics(deps.requestObserver));
+  app.use(timing());
+  app.use(errorMapper(deps.log));
+  app.use(noRoute());
+  app.use(requestAnalytics(deps.usage, deps.log));
   // before auth and routing: every reader of ctx.query gets one bounded, linear parse
   app.use(queryParser());
   app.use(jsonBody(deps.config.maxBodyBytes));

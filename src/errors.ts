@@ -42,7 +42,6 @@ export const rateLimitExceeded = (retryAfterS: number, detail = 'rate limit exce
 /** retryAfterS: seconds until the trial ends (every 429 carries Retry-After). */
 export const trialLimitReached = (detail = 'trial usage exhausted (100 charts)', retryAfterS = 30 * 86400) =>
   new AppError(429, 'trial_limit_reached', detail, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
-export const internalError = (detail = 'internal error') => new AppError(500, 'internal_error', detail);
 export const renderFailed = (detail = 'rendering failed') => new AppError(500, 'render_failed', detail);
 export const urlTooLong = (detail = 'URL longer than 8192 bytes') => new AppError(400, 'url_too_long', detail);
 export const configTooLarge = (detail = 'c larger than 6144 bytes') => new AppError(400, 'config_too_large', detail);

@@ -23,7 +23,7 @@ import { TrialService } from './services/trials.js';
 import { OutboxWorker, type OutboxOptions } from './services/outbox.js';
 import { createApp } from './app.js';
 import type { Store } from './store/types.js';
-import type { RequestObserver } from './http/errors.js';
+import type { RequestObserver } from './http/requestMetrics.js';
 import { withFastPath } from './http/fastPath.js';
 import { addressHash } from './services/credentials.js';
 import type { OpenRenderWindows } from './store/types.js';

@@ -1,7 +1,7 @@
 // Security gate of the open endpoint (pure, never throws): defence in depth, refusing what would
 // become dangerous if another layer failed. Why: docs/decisions/0008-open-endpoint.md.
 
-import { findCode, isWholeFunction } from './jsTokens.js';
+import { findCode } from './jsTokens.js';
 import { CHART_TYPES } from './request.js';
 
 const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
@@ -40,12 +40,6 @@ export function findGateViolation(config: unknown): string | null {
     // a getter or proxy that throws: not parsed JSON, so refuse it
     return 'config could not be checked';
   }
-}
-
-/** True when a string looks like a JavaScript function expression (function ..., arrow function), used elsewhere to decide whether a config carries function strings. */
-export function looksLikeFunction(s: string): boolean {
-  if (typeof s !== 'string') return false;
-  return isWholeFunction(s);
 }
 
 // --- the walk ----------------------------------------------------------------------------

@@ -341,26 +341,3 @@ function bodyDoesSomething(t: Token[], from: number, param: string): boolean {
   }
   return false;
 }
-
-/** True when the whole string is a function expression or an arrow function (as a reviver would see it). */
-export function isWholeFunction(s: string): boolean {
-  const t = tokenize(s.trim());
-  if (t.length === 0) return false;
-  const m = matchBrackets(t);
-  let i = isId(t[0], 'async') ? 1 : 0;
-  if (isId(t[i], 'function')) {
-    i++;
-    if (isP(t[i], '*')) i++;
-    if (t[i]?.kind === 'id') i++;
-    return isP(t[i], '(') && m[i]! >= 0 && isP(t[m[i]! + 1], '{');
-  }
-  let arrow: number;
-  if (isP(t[i], '(')) arrow = m[i]! + 1;
-  else if (t[i]?.kind === 'id') arrow = i + 1;
-  else return false;
-  if (arrow <= 0 || !isP(t[arrow], '=>')) return false;
-  if (isP(t[i], '(')) return true;
-  const param = t[i]!.v;
-  // "x => 42" and "Revenue => profit" are not functions worth reviving; "x => x" is
-  return bodyDoesSomething(t, arrow + 1, param) || (t.length === arrow + 2 && t[arrow + 1]!.v === param);
-}

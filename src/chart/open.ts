@@ -24,7 +24,6 @@ export const OPEN_LIMITS = Object.freeze({
 });
 
 export const SHORTCUT_TYPES = ['bar', 'line', 'pie', 'doughnut'] as const;
-export type ShortcutType = (typeof SHORTCUT_TYPES)[number];
 
 /** The query parameters of GET /v1/open/chart (after ajv coerced w and h). */
 export interface OpenChartQuery {

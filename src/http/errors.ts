@@ -1,36 +1,18 @@
-// The one place errors become HTTP: SPEC's error object {error, detail}; unknown errors
-// are 500 internal_error with the stack in the log only.
+// The one place errors become HTTP: the error object {error, detail}; unknown errors are
+// 500 internal_error with the stack in the log only.
 import type { Middleware } from 'koa';
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 
-export interface RequestObserver {
-  requestDone(route: string, method: string, status: number, ms: number): void;
-}
-
-export function errorMapper(log: Logger, observer?: RequestObserver): Middleware {
+export function errorMapper(log: Logger): Middleware {
   return async (ctx, next) => {
-    const started = performance.now();
-    const requestId = randomUUID();
-    ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
-      }
-      // The router's answers to a method a path does not take (405) or no route knows (501):
-      // a client's mistake either way, answered with the error object and the Allow header.
-      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
-        const allow = ctx.response.get('Allow');
-        throw new AppError(405, 'invalid_input', `method ${ctx.method} is not allowed here${allow ? `; allowed: ${allow}` : ''}`, allow ? { Allow: allow } : {});
-      }
     } catch (err) {
       const appErr = toAppError(err);
       if (appErr.status >= 500) {
         const storage = storageFailure(err);
-        log.error({ requestId, err, url: redactUrl(ctx.url), method: ctx.method }, storage ? `request failed: ${storage}` : 'request failed');
+        log.error({ requestId: ctx.state.requestId, err, url: redactUrl(ctx.url), method: ctx.method }, storage ? `request failed: ${storage}` : 'request failed');
       }
       ctx.status = appErr.status;
       for (const [k, v] of Object.entries(appErr.headers)) ctx.set(k, v);
@@ -39,22 +21,12 @@ export function errorMapper(log: Logger, observer?: RequestObserver): Middleware
       if (!ctx.req.complete && (ctx.get('content-length') || ctx.get('transfer-encoding'))) ctx.set('Connection', 'close');
       ctx.set('Cache-Control', 'no-store');
       ctx.body = appErr.detail ? { error: appErr.code, detail: appErr.detail } : { error: appErr.code };
-    } finally {
-      const ms = performance.now() - started;
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-      observer?.requestDone(String(route), ctx.method, ctx.status, ms);
-      if (log.isLevelEnabled('info')) {
-        log.info(
-          { requestId, method: ctx.method, url: redactUrl(ctx.url), status: ctx.status, ms: Math.round(ms * 10) / 10, ip: ctx.ip },
-          'request',
-        );
-      }
     }
   };
 }
 
 /** Names the cause when the store's disk failed (full, read-only, I/O), so the log line says it plainly. */
-export function storageFailure(err: unknown): string | null {
+function storageFailure(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return null;
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') return `the disk or database is full (${code})`;

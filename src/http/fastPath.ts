@@ -8,11 +8,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Logger } from '../log.js';
-import { redactUrl } from '../log.js';
 import type { ShortChartService } from '../services/shortCharts.js';
 import type { OpenChartService } from '../services/open.js';
 import type { StoredImage } from '../store/types.js';
-import type { RequestObserver } from './errors.js';
+import type { RequestObserver } from './requestMetrics.js';
+import { logRequest } from './accessLog.js';
 import { SVG_CSP, etagMatches } from './imageHeaders.js';
 import { IMMUTABLE } from './routes/shortCharts.js';
 import { OPEN_CACHE_CONTROL } from './routes/open.js';
@@ -113,9 +113,7 @@ function send(
   }
   const ms = performance.now() - started;
   deps.requestObserver?.requestDone(route, 'GET', status, ms);
-  if (deps.log.isLevelEnabled('info')) {
-    deps.log.info({ requestId, method: 'GET', url: redactUrl(req.url ?? ''), status, ms: Math.round(ms * 10) / 10, ip: clientIp(req, deps.trustProxy) }, 'request');
-  }
+  if (deps.log.isLevelEnabled('info')) logRequest(deps.log, { requestId, method: 'GET', url: req.url ?? '', status, ms, ip: clientIp(req, deps.trustProxy) });
 }
 
 /** Koa's ctx.ip with proxyIpHeader X-Forwarded-For and maxIpsCount 1. */

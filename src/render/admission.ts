@@ -13,11 +13,6 @@ export class FairQueue<T> {
     return this.count;
   }
 
-  /** Owners with at least one item queued. */
-  get owners(): number {
-    return this.ring.length;
-  }
-
   sizeOf(owner: string): number {
     return this.fifos.get(owner)?.length ?? 0;
   }

@@ -365,11 +365,6 @@ export class PagePool {
     return this.current?.browser ?? null;
   }
 
-  /** The Chromium process id, for tests that kill it. */
-  browserPid(): number | undefined {
-    return this.current?.pid;
-  }
-
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;

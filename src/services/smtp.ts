@@ -18,12 +18,11 @@ class Reader {
   private waiters: Array<() => void> = [];
   private error: Error | null = null;
 
-  constructor(private sock: Socket | TLSSocket) {
+  constructor(sock: Socket | TLSSocket) {
     this.attach(sock);
   }
 
   attach(sock: Socket | TLSSocket): void {
-    this.sock = sock;
     sock.setEncoding('utf8');
     sock.on('data', (d: string) => {
       this.buf += d;

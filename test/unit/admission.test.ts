@@ -17,10 +17,10 @@ describe('FairQueue', () => {
     q.push('light', 'l2');
     q.push('other', 'o1');
     expect(q.size).to.equal(8);
-    expect(q.owners).to.equal(3);
+    expect(['heavy', 'light', 'other'].map((o) => q.sizeOf(o))).to.deep.equal([5, 2, 1]);
     expect(drain(q)).to.deep.equal(['h1', 'l1', 'o1', 'h2', 'l2', 'h3', 'h4', 'h5']);
     expect(q.size).to.equal(0);
-    expect(q.owners).to.equal(0);
+    expect(q.largest(), 'no owner left queued').to.equal(undefined);
     expect(q.shift()).to.equal(undefined);
   });
 
@@ -45,7 +45,7 @@ describe('FairQueue', () => {
     expect(q.remove('b', 'b1')).to.equal(true);
     expect(q.remove('b', 'b1')).to.equal(false);
     expect(q.remove('zzz', 'x')).to.equal(false);
-    expect(q.owners).to.equal(2);
+    expect(['a', 'b', 'c'].map((o) => q.sizeOf(o))).to.deep.equal([2, 0, 1]);
     expect(drain(q)).to.deep.equal(['a1', 'c1', 'a2']);
   });
 
@@ -110,8 +110,12 @@ describe('FairQueue', () => {
       }
       const total = [...model.values()].reduce((n, l) => n + l.length, 0);
       expect(q.size).to.equal(total);
-      expect(q.owners).to.equal([...model.values()].filter((l) => l.length).length);
+      for (const [o, l] of model) expect(q.sizeOf(o)).to.equal(l.length);
     }
+    // every owner still queued is in the rotation: draining serves exactly what is left
+    const left = [...model.values()].reduce((n, l) => n + l.length, 0);
+    expect(drain(q)).to.have.length(left);
+    expect(q.largest()).to.equal(undefined);
   });
 });
 
