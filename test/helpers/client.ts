@@ -28,6 +28,11 @@ export async function post(base: string, path: string, body: unknown, headers: H
   });
 }
 
+/** The header that carries an API key. */
+export function apiKey(key: string): Headers {
+  return { 'x-api-key': key };
+}
+
 /** The whole body of a response as bytes. */
 export async function bytes(res: Response | Promise<Response>): Promise<Buffer> {
   return Buffer.from(await (await res).arrayBuffer());
@@ -55,7 +60,7 @@ export class Client {
 
   /** `extra` headers plus this client's x-api-key (a key in `extra` wins). */
   auth(extra: Headers = {}): Headers {
-    return this.key === undefined ? { ...extra } : { 'x-api-key': this.key, ...extra };
+    return this.key === undefined ? { ...extra } : { ...apiKey(this.key), ...extra };
   }
 
   /** The same server, another key (none: an anonymous client). */

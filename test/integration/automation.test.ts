@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { post, sharedServer, type TestServer } from '../helpers/server.js';
 import { decodePng, isPng, pixel } from '../helpers/images.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 interface Result {
   chart_url: string;
@@ -26,7 +27,7 @@ describe('POST /v1/zapier/*', function () {
 
   /** The service's own URLs use PUBLIC_BASE_URL; in tests the server listens elsewhere. */
   const local = (u: string) => s.url + new URL(u).pathname + new URL(u).search;
-  const call = (path: string, body: unknown, headers: Record<string, string> = { 'x-api-key': key }) => post(s.url, `/v1/zapier/${path}`, body, headers);
+  const call = (path: string, body: unknown, headers: Record<string, string> = apiKey(key)) => post(s.url, `/v1/zapier/${path}`, body, headers);
 
   async function created(res: Response): Promise<Result> {
     const body = (await res.json()) as Result & { error?: string; detail?: string };
@@ -50,7 +51,7 @@ describe('POST /v1/zapier/*', function () {
     const img = await fetch(local(r.chart_url));
     expect(img.status).to.equal(200);
     expect(img.headers.get('content-type')).to.equal('image/png');
-    const png = decodePng(Buffer.from(await img.arrayBuffer()));
+    const png = decodePng(await bytes(img));
     expect([png.width, png.height]).to.deep.equal([800, 400]);
     // White background by default on these endpoints (CONTRACT §2).
     expect(pixel(png, 1, 1)).to.deep.equal([255, 255, 255, 255]);
@@ -86,14 +87,14 @@ describe('POST /v1/zapier/*', function () {
       await call('line-chart', { title: 'Visits', labels: 'Mon,Tue,Wed', values: '3, 7.5, -2', width: '600', height: '300', fillArea: 'true', tension: '0' }),
     );
     expect(r).to.include({ width: 600, height: 300, format: 'png' });
-    const png = decodePng(Buffer.from(await (await fetch(local(r.chart_url))).arrayBuffer()));
+    const png = decodePng(await bytes(fetch(local(r.chart_url))));
     expect(png.width).to.equal(600);
   });
 
   it('pie-chart: 500x500 by default; colors as a comma-separated list (rgb() commas kept)', async () => {
     const r = await created(await call('pie-chart', { title: 'Share', labels: 'A,B,C', values: '50,30,20', colors: '#EF4444, rgb(16, 185, 129),#F59E0B', legendPosition: 'right' }));
     expect(r).to.include({ width: 500, height: 500 });
-    const png = decodePng(Buffer.from(await (await fetch(local(r.chart_url))).arrayBuffer()));
+    const png = decodePng(await bytes(fetch(local(r.chart_url))));
     let red = false;
     for (let x = 0; x < 500 && !red; x += 2) for (let y = 0; y < 500 && !red; y += 2) {
       const [r0, g, b] = pixel(png, x, y);
@@ -148,7 +149,7 @@ describe('POST /v1/zapier/*', function () {
   });
 
   it('401 without a key or with a wrong one', async () => {
-    for (const headers of [{}, { 'x-api-key': 'live_nope' }] as Array<Record<string, string>>) {
+    for (const headers of [{}, apiKey('live_nope')] as Array<Record<string, string>>) {
       const res = await call('bar-chart', { title: 't', labels: 'a', values: '1' }, headers);
       expect(res.status).to.equal(401);
       expect(((await res.json()) as { error: string }).error).to.equal('unauthorized');
@@ -168,8 +169,8 @@ describe('POST /v1/zapier/*', function () {
       return ((await res.json()) as { currentUsage: { count: number } }).currentUsage.count;
     };
     const before = await used();
-    await created(await call('pie-chart', { title: 't', labels: 'a', values: '1' }, { 'x-api-key': acct.api_key }));
-    await badInput(await call('pie-chart', { title: 't', labels: 'a', values: 'one' }, { 'x-api-key': acct.api_key }), /values/);
+    await created(await call('pie-chart', { title: 't', labels: 'a', values: '1' }, apiKey(acct.api_key)));
+    await badInput(await call('pie-chart', { title: 't', labels: 'a', values: 'one' }, apiKey(acct.api_key)), /values/);
     expect(await used()).to.equal(before + 1);
   });
 

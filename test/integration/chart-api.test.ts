@@ -1,7 +1,7 @@
 // GET/POST /v1/chart against the real server: real Chromium pages, a real SQLite file.
 import { expect } from 'chai';
 import { BAR, sharedAccount, type TestServer } from '../helpers/server.js';
-import { bytes, errorOf, png, type Client } from '../helpers/client.js';
+import { apiKey, bytes, type Client, errorOf, png } from '../helpers/client.js';
 import { decodePng, pixel } from '../helpers/images.js';
 
 describe('GET and POST /v1/chart', function () {
@@ -112,8 +112,8 @@ describe('GET and POST /v1/chart', function () {
 
     it('no key, unknown key, wrong-looking key, other header names -> 401 unauthorized', async () => {
       expect(await errorOf(await anonymous({ chart: BAR, width: 10, height: 10 }))).to.include({ status: 401, error: 'unauthorized' });
-      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, { 'x-api-key': 'live_nope' }))).to.include({ status: 401, error: 'unauthorized' });
-      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, { 'x-api-key': 'sk_something' }))).to.include({ status: 401, error: 'unauthorized' });
+      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, apiKey('live_nope')))).to.include({ status: 401, error: 'unauthorized' });
+      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, apiKey('sk_something')))).to.include({ status: 401, error: 'unauthorized' });
       expect(await errorOf(await anonymous({ chart: BAR, width: 10, height: 10 }, { authorization: `Bearer ${key}` }))).to.include({ status: 401, error: 'unauthorized' });
     });
 

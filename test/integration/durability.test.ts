@@ -30,6 +30,7 @@ import { createLogger } from '../../src/log.js';
 import { startServer, type Running } from '../../src/main.js';
 import { testConfig } from '../helpers/server.js';
 import { decodePng } from '../helpers/images.js';
+import { bytes } from '../helpers/client.js';
 
 interface Counts {
   charts: number;
@@ -176,7 +177,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
           const statuses = await Promise.all(
             batch.map(async (id) => {
               const res = await fetch(`${second.url}/v1/chart/${id}`);
-              const buf = Buffer.from(await res.arrayBuffer());
+              const buf = await bytes(res);
               if (res.status !== 200) return res.status;
               expect(res.headers.get('content-type')).to.equal('image/png');
               expect(decodePng(buf).height).to.equal(30);
@@ -314,7 +315,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
         const res = await fetch(`${running.url}/v1/chart/${id}`);
         expect(res.status).to.equal(200);
         expect(res.headers.get('x-cache-tier')).to.be.oneOf(['r2', 'edge']);
-        decodePng(Buffer.from(await res.arrayBuffer()));
+        decodePng(await bytes(res));
       }
       // Nothing half-written: each stored chart has its image and its count.
       const during = countsOf(mnt, accountId);
@@ -361,7 +362,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       await store.close();
       const mounted = spawnSync('mount', ['--bind', dir, ro]).status === 0 && spawnSync('mount', ['-o', 'remount,ro,bind', ro]).status === 0;
       try {
-        if (!mounted) this.skip();
+        expect(mounted, 'a read-only bind mount (needs root)').to.equal(true);
         let message = '';
         await startServer(testConfig({ dataDir: ro, poolSize: 1 }), { log: createLogger('silent') }).then(
           (r) => r.close(),
@@ -431,7 +432,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       mnt = mkdtempSync(join(tmpdir(), 'chartshot-fulldisk-outbox-'));
       mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mnt]).status === 0;
       // Across processes only a real full file system gives the server SQLITE_FULL.
-      if (!mounted) this.skip();
+      expect(mounted, 'a 16 MB tmpfs mount (needs root)').to.equal(true);
       mkdirSync(join(mnt, 'data'));
       receiver.on('request', (req, res) => {
         req.resume();
@@ -563,7 +564,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       try {
         const read = await fetch(`${second.url}/v1/chart/${chartId}`);
         expect(read.status).to.equal(200);
-        decodePng(Buffer.from(await read.arrayBuffer()));
+        decodePng(await bytes(read));
         expect((await fetch(`${second.url}/v1/status`)).status).to.equal(200);
         await new Promise((r) => setTimeout(r, 1500));
         expect(second.proc.exitCode, second.log().slice(-3000)).to.equal(null);

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { unlimitedAccount } from '../helpers/accounts.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -115,8 +116,8 @@ describe('browser faults (issue 7, part 1)', function () {
           const chart = { ...BAR, data: { ...BAR.data, datasets: [{ label: 'Revenue', data: [12, 19, 3, i] }] } };
           const sentAt = Date.now();
           try {
-            const res = await post(s.url, '/v1/chart', { chart, width: 320, height: 160 }, { 'x-api-key': key });
-            const body = Buffer.from(await res.arrayBuffer());
+            const res = await post(s.url, '/v1/chart', { chart, width: 320, height: 160 }, apiKey(key));
+            const body = await bytes(res);
             let error: string | undefined;
             if (res.status !== 200) error = (JSON.parse(body.toString('utf8')) as { error?: string }).error;
             if (res.status === 200 && sentAt > killedAt) healedClient.add(c);
@@ -193,8 +194,8 @@ describe('browser faults (issue 7, part 1)', function () {
     // long enough that a slow machine never reaches it while the test looks for the busy renderer
     const RENDER_TIMEOUT_MS = 20000;
     const render = async (chart: unknown) => {
-      const res = await post(s.url, '/v1/chart', { chart, width: 300, height: 150 }, { 'x-api-key': key });
-      return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+      const res = await post(s.url, '/v1/chart', { chart, width: 300, height: 150 }, apiKey(key));
+      return { status: res.status, body: await bytes(res) };
     };
     before(async () => {
       s = await startTestServer({ poolSize: 1, renderTimeoutMs: RENDER_TIMEOUT_MS });
@@ -242,7 +243,7 @@ describe('browser faults (issue 7, part 1)', function () {
       // only renderers that existed before the request: the page's is one of them, while a
       // spare Chromium starts meanwhile would show its own start-up CPU
       const base = new Map(renderersOf(profile).map((p) => [p.pid, cpuTicks(p.pid)]));
-      const pending = post(s.url, '/v1/chart', { chart: slow, width: 300, height: 150 }, { 'x-api-key': key });
+      const pending = post(s.url, '/v1/chart', { chart: slow, width: 300, height: 150 }, apiKey(key));
       // The page's renderer is the one burning CPU in the callback: watch until one has burnt
       // 200 ms of CPU since the request was sent, however long this machine takes to get there.
       let hot: { pid: number; used: number } | undefined;

@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { post, sharedServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio } from '../helpers/images.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const vendor = (f: string) => readFileSync(join('renderer-page/vendor', f), 'utf8');
 
@@ -103,8 +104,8 @@ describe('fidelity with a plain Chart.js page', function () {
   for (const file of readdirSync('fixtures/golden').filter((f) => f.endsWith('.json')).sort()) {
     it(`${file.replace('.json', '')}: SVG rasterised matches the PNG`, async () => {
       const fx = JSON.parse(readFileSync(join('fixtures/golden', file), 'utf8')) as { width: number; height: number };
-      const png = Buffer.from(await (await post(s.url, '/v1/chart', fx, { 'x-api-key': key })).arrayBuffer());
-      const svg = await (await post(s.url, '/v1/chart', { ...fx, format: 'svg' }, { 'x-api-key': key })).text();
+      const png = await bytes(post(s.url, '/v1/chart', fx, apiKey(key)));
+      const svg = await (await post(s.url, '/v1/chart', { ...fx, format: 'svg' }, apiKey(key))).text();
       const ratio = diffRatio(await rasterise(svg, fx.width, fx.height), png);
       expect(ratio, `${(ratio * 100).toFixed(2)}% of pixels differ`).to.be.at.most(0.01);
     });
@@ -115,9 +116,9 @@ describe('fidelity with a plain Chart.js page', function () {
       const fx = JSON.parse(readFileSync(join('fixtures/golden', file), 'utf8')) as {
         chart: Record<string, unknown>; width: number; height: number; backgroundColor?: string;
       };
-      const res = await post(s.url, '/v1/chart', fx, { 'x-api-key': key });
+      const res = await post(s.url, '/v1/chart', fx, apiKey(key));
       expect(res.status).to.equal(200);
-      const ours = decodePng(Buffer.from(await res.arrayBuffer()));
+      const ours = decodePng(await bytes(res));
       const ref = decodePng(await reference(fx.chart, fx.width, fx.height, fx.backgroundColor ?? null));
       expect([ours.width, ours.height]).to.deep.equal([ref.width, ref.height]);
       let differing = 0;

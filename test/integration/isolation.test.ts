@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { post, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey } from '../helpers/client.js';
 
 const DATA = { labels: ['a', 'b'], datasets: [{ label: 'x', data: [1, 2] }] };
 
@@ -77,7 +78,7 @@ describe('page state is private to one render (issue 11)', function () {
   });
   after(async () => s?.stop());
 
-  const render = (key: string, chart: unknown) => post(s.url, '/v1/chart', { chart, width: 300, height: 150, format: 'svg' }, { 'x-api-key': key });
+  const render = (key: string, chart: unknown) => post(s.url, '/v1/chart', { chart, width: 300, height: 150, format: 'svg' }, apiKey(key));
   const svgOf = async (res: Response) => {
     expect(res.status).to.equal(200);
     return res.text();

@@ -7,6 +7,7 @@ import { DAY, FakeClock } from '../helpers/clock.js';
 import { createHash, createHmac } from 'node:crypto';
 import { loadMasterKey } from '../../src/store/masterKey.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
+import { apiKey } from '../helpers/client.js';
 
 type Creds = Awaited<ReturnType<TestServer['account']>>;
 
@@ -25,9 +26,9 @@ describe('plan limits, usage counting and trial keys', function () {
   });
 
   const chart = (key: string, body: Record<string, unknown> = {}) =>
-    post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, ...body }, { 'x-api-key': key });
+    post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, ...body }, apiKey(key));
   /** A request that passes auth and the rate limiter, then fails validation: cheap, never counted. */
-  const bad = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 0, height: 80 }, { 'x-api-key': key });
+  const bad = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 0, height: 80 }, apiKey(key));
   const used = async (c: Creds, periodStart?: number) => {
     const account = (await s.deps.store.accounts.find(c.account_id))!;
     const start = periodStart ?? (await s.deps.billing.currentPeriod(account)).start;
@@ -283,7 +284,7 @@ describe('plan limits, usage counting and trial keys', function () {
         expect(r.status, q).to.equal(400);
         expect(await r.json()).to.include({ error: 'invalid_input' });
       }
-      for (const h of [{}, { authorization: 'Bearer nope' }, { authorization: c.session_token }, { 'x-api-key': c.api_key }]) {
+      for (const h of [{}, { authorization: 'Bearer nope' }, { authorization: c.session_token }, apiKey(c.api_key)]) {
         const r = await fetch(`${s.url}/usage/analytics`, { headers: h as Record<string, string> });
         expect(r.status).to.equal(401);
         expect(await r.json()).to.include({ error: 'invalid_session' });

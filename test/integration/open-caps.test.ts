@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { isPng } from '../helpers/images.js';
 import { WORST_CASES } from '../helpers/openWorstCases.js';
+import { bytes } from '../helpers/client.js';
 
 /** Deterministic PRNG (mulberry32): a failure names its seed and can be replayed. */
 function rng(seed: number): () => number {
@@ -67,7 +68,7 @@ describe('open endpoint: any config within the caps renders or is refused 400', 
   async function outcome(config: unknown, extra: Record<string, string> = {}): Promise<string> {
     const q = new URLSearchParams({ c: JSON.stringify(config), ...extra });
     const res = await fetch(`${s.url}/v1/open/chart?${q}`);
-    const body = Buffer.from(await res.arrayBuffer());
+    const body = await bytes(res);
     if (res.status === 200) return isPng(body) ? 'image' : 'not a png';
     if (res.status === 400 || res.status === 414) {
       const err = JSON.parse(body.toString('utf8')) as { error: string; detail: string };

@@ -7,6 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { post, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng, pixel } from '../helpers/images.js';
 import { RenderError, type PagePool } from '../../src/render/pool.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const BASE = 'https://charts.example.test';
 const CACHE_CONTROL = 'public, max-age=86400, s-maxage=31536000, immutable';
@@ -45,7 +46,6 @@ describe('GET /v1/open/chart', function () {
   });
 
   const get = (path: string, headers: Record<string, string> = {}) => fetch(s.url + path, { headers });
-  const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
 
   async function errorOf(res: Response): Promise<{ status: number; error: string; detail?: string }> {
     expect(res.headers.get('content-type')).to.match(/application\/json/);
@@ -251,8 +251,8 @@ describe('GET /v1/open/chart', function () {
       const test = await s.deps.accounts.createKey(account.account_id, 'test');
       expect(test.api_key.startsWith('pk_test_')).to.equal(true);
       const body = { chart: CHART, width: 480, height: 270, backgroundColor: 'white' };
-      const marked = await post(s.url, '/v1/chart', body, { 'x-api-key': test.api_key });
-      const plain = await post(s.url, '/v1/chart', body, { 'x-api-key': account.api_key });
+      const marked = await post(s.url, '/v1/chart', body, apiKey(test.api_key));
+      const plain = await post(s.url, '/v1/chart', body, apiKey(account.api_key));
       expect([marked.status, plain.status]).to.deep.equal([200, 200]);
       const markedPng = await bytes(marked);
       expect(markedPng.equals(await bytes(plain)), 'the live key renders without the strip').to.equal(false);

@@ -9,6 +9,7 @@ import { DAY, FakeClock } from '../helpers/clock.js';
 import { probeRenders, type RenderProbe } from '../helpers/renders.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { rerenderLimits } from '../../src/services/shortCharts.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const RENDER_TIMEOUT_MS = 3000;
 const MIN = 60_000;
@@ -52,7 +53,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
   const get = (id: string) => fetch(`${s.url}/v1/chart/${id}`);
 
   async function createChart(key: string, chart: unknown): Promise<string> {
-    const res = await post(s.url, '/v1/chart/create', { chart, width: 200, height: 100 }, { 'x-api-key': key });
+    const res = await post(s.url, '/v1/chart/create', { chart, width: 200, height: 100 }, apiKey(key));
     expect(res.status, await res.clone().text()).to.equal(201);
     return ((await res.json()) as { id: string }).id;
   }
@@ -79,7 +80,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     const id = await createChart(acct.api_key, fnChart());
     const first = await get(id);
     expect(first.status).to.equal(200);
-    const good = Buffer.from(await first.arrayBuffer());
+    const good = await bytes(first);
     makeItLoop(id);
     expireAll();
     probe = probeRenders(s);
@@ -91,7 +92,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
       expect(res.headers.get('x-cache-tier'), `GET ${i}`).to.equal('stale');
       expect(res.headers.get('cache-control')).to.equal('public, max-age=60');
       expect(res.headers.get('etag')).to.equal(first.headers.get('etag'));
-      expect(Buffer.from(await res.arrayBuffer()).equals(good)).to.equal(true);
+      expect((await bytes(res)).equals(good)).to.equal(true);
       if (i === 2) await s.deps.shortCharts.idle(); // the attempt has failed by now
     }
     expect(probe.count, 'render attempts').to.equal(1);
@@ -109,7 +110,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     await s.deps.shortCharts.idle();
     expect(probe.count, 'still backing off').to.equal(2);
     // The chart's metrics count the failed attempts.
-    const m = await fetch(`${s.url}/v1/metrics/${id}`, { headers: { 'x-api-key': acct.api_key } });
+    const m = await fetch(`${s.url}/v1/metrics/${id}`, { headers: apiKey(acct.api_key) });
     expect(((await m.json()) as { errorCount: number }).errorCount).to.equal(2);
   });
 
@@ -190,7 +191,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     expect(s.deps.pool.stats().borrowed).to.equal(1);
     for (let i = 0; i < 4; i++) {
       const chart = { ...BAR, data: { ...BAR.data, datasets: [{ label: 'paid', data: [1, 2, 3, i] }] } };
-      const res = await post(s.url, '/v1/chart', { chart, width: 200, height: 100 }, { 'x-api-key': paying });
+      const res = await post(s.url, '/v1/chart', { chart, width: 200, height: 100 }, apiKey(paying));
       expect(res.status, `paid render ${i}: ${res.status === 200 ? '' : await res.text()}`).to.equal(200);
     }
     const answers = await Promise.all(gets);
@@ -207,7 +208,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     const id = await createChart(acct.api_key, fnChart());
     const lost = await createChart(acct.api_key, fnChart());
     const plain = await createChart(acct.api_key, plainChart());
-    const plainImage = Buffer.from(await (await get(plain)).arrayBuffer());
+    const plainImage = await bytes(get(plain));
     for (const x of [id, lost]) makeItLoop(x);
     expect(await s.deps.accounts.revokeKey(acct.key_id)).to.equal(true);
     expireAll();
@@ -232,7 +233,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     expect(probe.count).to.equal(1);
     const fresh = await get(plain);
     expect(fresh.headers.get('x-cache-tier')).to.equal('edge');
-    expect(Buffer.from(await fresh.arrayBuffer()).equals(plainImage)).to.equal(true);
+    expect((await bytes(fresh)).equals(plainImage)).to.equal(true);
   });
 
   it('a terminated account\'s charts answer 404, stale image or not, and run nothing', async () => {

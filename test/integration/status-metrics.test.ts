@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { networkInterfaces } from 'node:os';
 import { isLoopback, metricsAccess } from '../../src/http/metricsAccess.js';
 import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey } from '../helpers/client.js';
 
 /** Prometheus text format -> sample lines keyed by `name{labels}` (labels as printed). */
 function samples(text: string): Map<string, number> {
@@ -86,9 +87,9 @@ describe('GET /metrics', function () {
   });
 
   it('Prometheus text with render, pool, cache, HTTP and restart metrics', async () => {
-    const ok = await post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, format: 'svg' }, { 'x-api-key': key });
+    const ok = await post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, format: 'svg' }, apiKey(key));
     expect(ok.status).to.equal(200);
-    const bad = await post(s.url, '/v1/chart', { chart: BAR, width: 120 }, { 'x-api-key': key });
+    const bad = await post(s.url, '/v1/chart', { chart: BAR, width: 120 }, apiKey(key));
     expect(bad.status).to.equal(400);
     await s.deps.imageCache.get('metrics-test-absent');
     await s.deps.imageCache.put('metrics-test', Buffer.from('x'), 'image/png', null);
@@ -179,7 +180,7 @@ describe('GET /metrics is protected (METRICS_TOKEN, else loopback only)', functi
       expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).to.equal(200);
       const fwd = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.5' } });
       expect(fwd.status).to.equal(403);
-      if (!local) this.skip(); // no non-loopback address on this machine: the decision tests above cover it
+      expect(local, 'a non-loopback IPv4 address on this machine to call from').to.be.a('string');
       const res = await fetch(`http://${local}:${port}/metrics`);
       expect(res.status).to.equal(403);
       const body = (await res.json()) as { error: string; detail: string };

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, pixel } from '../helpers/images.js';
 import type { PNG } from 'pngjs';
+import { bytes } from '../helpers/client.js';
 
 const W = 480;
 const H = 270;
@@ -80,7 +81,7 @@ describe('watermark: legible, in space of its own (issue 11)', function () {
     const q = new URLSearchParams({ c: JSON.stringify(CHART), w: String(W), h: String(H), bkg: '#808080' });
     const res = await fetch(`${s.url}/v1/open/chart?${q}`);
     expect(res.status).to.equal(200);
-    const png = decodePng(Buffer.from(await res.arrayBuffer()));
+    const png = decodePng(await bytes(res));
     expect(farFromBackground(png, [128, 128, 128])).to.be.at.least(80);
     // small: inside the right-hand 80 pixels of the strip
     for (let y = H - STRIP; y < H; y++) {

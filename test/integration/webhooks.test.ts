@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { FakeClock } from '../helpers/clock.js';
 import { hmacHex } from '../../src/services/credentials.js';
+import { apiKey } from '../helpers/client.js';
 
 interface Received {
   body: string;
@@ -101,7 +102,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     await smtp?.close();
   });
 
-  const render = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 90, height: 60 }, { 'x-api-key': key });
+  const render = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 90, height: 60 }, apiKey(key));
   const seed = (accountId: string, n: number) => s.deps.store.usage.setUsed(accountId, Date.UTC(2025, 3, 1), n);
   const webhooks = async (accountId: string) => (await s.deps.store.outbox.list(accountId)).filter((o) => o.kind === 'webhook');
 
