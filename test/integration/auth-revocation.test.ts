@@ -9,10 +9,7 @@ import { apiKey } from '../helpers/client.js';
 
 describe('API keys revoked elsewhere', function () {
   let s: TestServer;
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-  });
+  before(async () => (s = await sharedServer()));
 
   it('a key revoked by another process is refused on the next request', async () => {
     const acct = await s.account('starter');

@@ -1,9 +1,9 @@
 // The automation-style (Zapier-style) endpoints against the real server: real Chromium,
 // real SQLite; the URLs they return are fetched and checked.
 import { expect } from 'chai';
-import { post, sharedServer, type TestServer } from '../helpers/server.js';
+import { post, sharedAccount, sharedServer, type TestServer } from '../helpers/server.js';
 import { decodePng, isPng, pixel } from '../helpers/images.js';
-import { apiKey, bytes } from '../helpers/client.js';
+import { apiKey, bytes, type Client } from '../helpers/client.js';
 
 interface Result {
   chart_url: string;
@@ -17,13 +17,10 @@ interface Result {
 
 describe('POST /v1/zapier/*', function () {
   let s: TestServer;
+  let api: Client;
   let key: string;
 
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
-  });
+  before(async () => ({ s, api, key } = await sharedAccount()));
 
   /** The service's own URLs use PUBLIC_BASE_URL; in tests the server listens elsewhere. */
   const local = (u: string) => s.url + new URL(u).pathname + new URL(u).search;

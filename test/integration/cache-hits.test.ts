@@ -3,8 +3,8 @@
 // exactly the headers, status and bytes the full path gives; everything else still takes the
 // full path (validation, store checks).
 import { expect } from 'chai';
-import { BAR, post, sharedServer, type TestServer } from '../helpers/server.js';
-import { apiKey, bytes } from '../helpers/client.js';
+import { BAR, post, sharedAccount, sharedServer, type TestServer } from '../helpers/server.js';
+import { apiKey, bytes, type Client } from '../helpers/client.js';
 
 let seq = 0;
 function uniqueChart(): typeof BAR {
@@ -23,13 +23,12 @@ function headersOf(res: Response): Record<string, string> {
 
 describe('cache hits take the short path with the same answers', function () {
   let s: TestServer;
+  let api: Client;
   let key: string;
   let fast: number;
 
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
+  before(async () => {
+    ({ s, api, key } = await sharedAccount());
     // counts the answers of the short path (the same service instance the server uses)
     const charts = s.deps.shortCharts;
     const open = s.deps.open;
@@ -55,7 +54,7 @@ describe('cache hits take the short path with the same answers', function () {
   });
 
   async function create(format: 'png' | 'svg' = 'png'): Promise<string> {
-    const res = await post(s.url, '/v1/chart/create', { chart: uniqueChart(), width: 200, height: 120, format }, apiKey(key));
+    const res = await api.post('/v1/chart/create', { chart: uniqueChart(), width: 200, height: 120, format });
     expect(res.status).to.equal(201);
     return ((await res.json()) as { id: string }).id;
   }
@@ -78,7 +77,7 @@ describe('cache hits take the short path with the same answers', function () {
       const chart = uniqueChart();
       const ids: string[] = [];
       for (let i = 0; i < 2; i++) {
-        const res = await post(s.url, '/v1/chart/create', { chart, width: 200, height: 120, format }, apiKey(key));
+        const res = await api.post('/v1/chart/create', { chart, width: 200, height: 120, format });
         ids.push(((await res.json()) as { id: string }).id);
       }
       const first = await fetch(`${s.url}/v1/chart/${ids[0]}`);

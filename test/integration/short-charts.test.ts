@@ -1,11 +1,11 @@
 // POST /v1/chart/create, GET /v1/chart/{id}, GET /v1/metrics/{id} against real servers:
 // real Chromium pages, real SQLite files, both cache tiers, restarts and an injected clock.
 import { expect } from 'chai';
-import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, post, sharedAccount, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng } from '../helpers/images.js';
 import { countingApp, probeRenders, type RenderProbe } from '../helpers/renders.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
-import { apiKey, bytes } from '../helpers/client.js';
+import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
 const DAY_MS = 86_400_000;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -19,11 +19,6 @@ function uniqueChart(): typeof BAR {
 
 function idOf(url: string): string {
   return url.slice(url.lastIndexOf('/') + 1);
-}
-
-async function errorOf(res: Response): Promise<{ status: number; error: string; detail?: string }> {
-  expect(res.headers.get('content-type')).to.match(/application\/json/);
-  return { status: res.status, ...((await res.json()) as { error: string; detail?: string }) };
 }
 
 interface Metrics {
@@ -45,10 +40,8 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
   let other: Awaited<ReturnType<TestServer['account']>>;
   let probe: RenderProbe | null = null;
 
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    acct = await s.account('starter');
+  before(async () => {
+    ({ s, account: acct } = await sharedAccount());
     other = await s.account('starter');
   });
 

@@ -2,8 +2,8 @@
 import { expect } from 'chai';
 import { networkInterfaces } from 'node:os';
 import { isLoopback, metricsAccess } from '../../src/http/metricsAccess.js';
-import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
-import { apiKey } from '../helpers/client.js';
+import { BAR, post, sharedAccount, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey, type Client } from '../helpers/client.js';
 
 /** Prometheus text format -> sample lines keyed by `name{labels}` (labels as printed). */
 function samples(text: string): Map<string, number> {
@@ -29,10 +29,7 @@ function find(all: Map<string, number>, name: string, labels: Record<string, str
 
 describe('GET /v1/status', function () {
   let s: TestServer;
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-  });
+  before(async () => (s = await sharedServer()));
 
   it('200 healthy with SPEC fields; no auth needed', async () => {
     const res = await fetch(`${s.url}/v1/status`);
@@ -79,17 +76,14 @@ describe('GET /v1/status', function () {
 
 describe('GET /metrics', function () {
   let s: TestServer;
+  let api: Client;
   let key: string;
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
-  });
+  before(async () => ({ s, api, key } = await sharedAccount()));
 
   it('Prometheus text with render, pool, cache, HTTP and restart metrics', async () => {
-    const ok = await post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, format: 'svg' }, apiKey(key));
+    const ok = await api.post('/v1/chart', { chart: BAR, width: 120, height: 80, format: 'svg' });
     expect(ok.status).to.equal(200);
-    const bad = await post(s.url, '/v1/chart', { chart: BAR, width: 120 }, apiKey(key));
+    const bad = await api.post('/v1/chart', { chart: BAR, width: 120 });
     expect(bad.status).to.equal(400);
     await s.deps.imageCache.get('metrics-test-absent');
     await s.deps.imageCache.put('metrics-test', Buffer.from('x'), 'image/png', null);
