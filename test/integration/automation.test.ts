@@ -1,7 +1,7 @@
 // The automation-style (Zapier-style) endpoints against the real server: real Chromium,
 // real SQLite; the URLs they return are fetched and checked.
 import { expect } from 'chai';
-import { post, sharedAccount, sharedServer, type TestServer } from '../helpers/server.js';
+import { post, sharedAccount, type TestServer } from '../helpers/server.js';
 import { decodePng, isPng, pixel } from '../helpers/images.js';
 import { apiKey, bytes, type Client } from '../helpers/client.js';
 

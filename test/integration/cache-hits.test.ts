@@ -3,8 +3,8 @@
 // exactly the headers, status and bytes the full path gives; everything else still takes the
 // full path (validation, store checks).
 import { expect } from 'chai';
-import { BAR, post, sharedAccount, sharedServer, type TestServer } from '../helpers/server.js';
-import { apiKey, bytes, type Client } from '../helpers/client.js';
+import { BAR, post, sharedAccount, type TestServer } from '../helpers/server.js';
+import { bytes, type Client } from '../helpers/client.js';
 
 let seq = 0;
 function uniqueChart(): typeof BAR {

@@ -1,7 +1,7 @@
 // POST /v1/chart/create, GET /v1/chart/{id}, GET /v1/metrics/{id} against real servers:
 // real Chromium pages, real SQLite files, both cache tiers, restarts and an injected clock.
 import { expect } from 'chai';
-import { BAR, post, sharedAccount, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, post, sharedAccount, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng } from '../helpers/images.js';
 import { countingApp, probeRenders, type RenderProbe } from '../helpers/renders.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BAR, sharedAccount, sharedServer, type TestServer } from '../helpers/server.js';
+import { BAR, sharedAccount, type TestServer } from '../helpers/server.js';
 import { decodePng, isPng } from '../helpers/images.js';
 import { countingApp, probeRenders } from '../helpers/renders.js';
 import { bytes, errorOf } from '../helpers/client.js';

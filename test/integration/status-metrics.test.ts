@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { networkInterfaces } from 'node:os';
 import { isLoopback, metricsAccess } from '../../src/http/metricsAccess.js';
 import { BAR, post, sharedAccount, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
-import { apiKey, type Client } from '../helpers/client.js';
+import { type Client } from '../helpers/client.js';
 
 /** Prometheus text format -> sample lines keyed by `name{labels}` (labels as printed). */
 function samples(text: string): Map<string, number> {
