@@ -1,4 +1,4 @@
-// Issue 12 item 6: a client that disconnects while its request waits for a page leaves the
+// A client that disconnects while its request waits for a page leaves the
 // admission queue, so a burst of abandoned requests does not keep the pool busy. Real Chromium:
 // one page held by a slow render, N requests queued behind it, their clients gone.
 import { expect } from 'chai';
@@ -14,7 +14,7 @@ const BLOCKER = {
   options: { plugins: { title: { display: true, text: 'function(){ var t = Date.now(); while (Date.now() - t < 6000) {} return "slow"; }' } } },
 };
 
-describe('abandoned requests leave the queue (issue 12)', function () {
+describe('abandoned requests leave the queue', function () {
   this.timeout(120000);
   let s: TestServer;
   let key: string;

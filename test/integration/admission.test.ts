@@ -1,4 +1,4 @@
-// Admission control and fairness (issue 7, part 6), on real Chromium: one key floods the pool
+// Admission control and fairness, on real Chromium: one key floods the pool
 // with slow renders while another sends a few. The light key is served in bounded time; the
 // heavy key is refused early (503 + Retry-After) instead of waiting until its deadline; nobody
 // waits past ACQUIRE_TIMEOUT_MS and nothing fails with a 500.
@@ -34,7 +34,7 @@ function slow(i: number) {
   };
 }
 
-describe('admission control and fairness (issue 7, part 6)', function () {
+describe('admission control and fairness', function () {
   this.timeout(120000);
   const ACQUIRE_TIMEOUT_MS = 3000;
   let s: TestServer;

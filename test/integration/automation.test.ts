@@ -40,7 +40,7 @@ describe('POST /v1/zapier/*', function () {
     expect(body.detail).to.match(field);
   }
 
-  it('bar-chart: 201 with all seven fields and SPEC defaults (800x400 png); chart_url serves the image', async () => {
+  it('bar-chart: 201 with all seven fields and the defaults (800x400 png); chart_url serves the image', async () => {
     const r = await created(await call('bar-chart', { title: 'Sales', labels: 'Q1,Q2,Q3,Q4', values: '12,19,3,5' }));
     expect(r).to.include({ format: 'png', width: 800, height: 400 });
     expect(r.chart_url).to.equal(`${s.config.publicBaseUrl}/v1/chart/${r.chart_id}`);
@@ -50,7 +50,7 @@ describe('POST /v1/zapier/*', function () {
     expect(img.headers.get('content-type')).to.equal('image/png');
     const png = decodePng(await bytes(img));
     expect([png.width, png.height]).to.deep.equal([800, 400]);
-    // White background by default on these endpoints (CONTRACT §2).
+    // White background by default on these endpoints.
     expect(pixel(png, 1, 1)).to.deep.equal([255, 255, 255, 255]);
     // Bars in the default colour #3B82F6 somewhere along the middle row of the plot.
     let blue = false;

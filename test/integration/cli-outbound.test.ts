@@ -1,5 +1,5 @@
 // The CLI entry points of webhook URLs and e-mail addresses refuse what must never go out
-// (issue 11 item 9): CR/LF in an e-mail, webhooks to loopback/private/metadata addresses.
+// CR/LF in an e-mail, webhooks to loopback/private/metadata addresses.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

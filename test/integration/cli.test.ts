@@ -1,4 +1,4 @@
-// The `chartshot` CLI as CONTRACT §1 names it (built dist/cli.js, real SQLite file).
+// The `chartshot` CLI: its commands, flags and output (built dist/cli.js, real SQLite file).
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';

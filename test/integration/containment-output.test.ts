@@ -1,4 +1,4 @@
-// Issue 11, items 1 and 2: what a render hands back is bounded and cannot script. Caller code
+// What a render hands back is bounded and cannot script. Caller code
 // (function strings on authenticated endpoints) tries to forge or inflate the image, smuggle
 // script into the SVG and flood Node through the console; each attack is a test here.
 import { expect } from 'chai';
@@ -56,7 +56,7 @@ function expectInert(svg: string): void {
   expect(svg).to.include('&lt;/text&gt;&lt;script&gt;');
 }
 
-describe('containment: bounded output that cannot script (issue 11)', function () {
+describe('containment: bounded output that cannot script', function () {
   this.timeout(180000);
   let s: TestServer;
   let key: string;
@@ -310,7 +310,7 @@ describe('containment: bounded output that cannot script (issue 11)', function (
   });
 });
 
-describe('containment: an SVG is bounded by its size too (issue 11)', function () {
+describe('containment: an SVG is bounded by its size too', function () {
   this.timeout(120000);
 
   it('a 100x100 SVG stuffed with 10 MB of text is refused under the default MAX_IMAGE_BYTES, naming the per-size bound', async () => {

@@ -1,4 +1,4 @@
-// Issue 7 part 5: durability.
+// Durability.
 // (a) The real server process (`node --import tsx src/cli.ts serve`: the current source, whatever
 //     the state of dist/) is SIGKILLed while clients create short charts at full speed; after a
 //     restart on the same DATA_DIR every chart whose 201 reached a client resolves, the usage
@@ -9,7 +9,7 @@
 //     charts still served, nothing half-written, and all well again once space is freed.
 // (c) A read-only DATA_DIR: refused at start with a message naming it; a store that turns
 //     read-only at run time answers writes with 500 internal_error and says why in the log.
-// (d) A full disk while a webhook delivery is being recorded (issue 11 item 7): the real server
+// (d) A full disk while a webhook delivery is being recorded: the real server
 //     process keeps running (the outbox's failed write is logged, not an unhandled rejection),
 //     restarts and serves reads with the disk still full, and records the delivery once space
 //     returns.
@@ -295,7 +295,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       expect(start).to.deep.include({ charts: 3, used: 3, chartsWithoutImage: 0 });
 
       fillDisk();
-      // A write-requiring request: 500 internal_error, the SPEC error object.
+      // A write-requiring request: 500 internal_error, the error object.
       let failed: Response | null = null;
       for (let i = 0; i < 20 && !failed; i++) {
         const res = await create(100 + i);

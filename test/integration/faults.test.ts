@@ -1,4 +1,4 @@
-// Browser faults under load (issue 7, part 1): the Chromium process SIGKILLed while 8 clients
+// Browser faults under load: the Chromium process SIGKILLed while 8 clients
 // render in a loop, and one page's renderer process killed (idle, then mid-render). Every
 // request gets an image or a clean 500/503 in bounded time, the pool heals by itself, and no
 // Chromium process or profile directory outlives the server.
@@ -84,7 +84,7 @@ interface Outcome {
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-describe('browser faults (issue 7, part 1)', function () {
+describe('browser faults', function () {
   this.timeout(120000);
 
   it('SIGKILL of Chromium under 8 concurrent clients: every request answered in time, the pool relaunches, nothing is left behind', async () => {

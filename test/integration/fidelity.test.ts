@@ -1,6 +1,6 @@
 // Fidelity: a chartshot PNG must be pixel-identical to what Chart.js draws on a plain
 // <canvas width=W height=H> in the same Chromium, with nothing but responsive/animation off
-// and devicePixelRatio 1 (CONTRACT §2). The reference page is built here from the same
+// and devicePixelRatio 1. The reference page is built here from the same
 // vendored scripts, without the harness.
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,8 +1,8 @@
-// Issue 7 part 3: property-based fuzzing of every endpoint against the real server (real
+// Property-based fuzzing of every endpoint against the real server (real
 // Chromium, real SQLite). Thousands of random and mutated requests; for every one: a client
 // mistake is a 4xx, never a 500 (a genuine render failure, 500 render_failed, is counted and
-// reported); every error body is SPEC's error object {error, detail?} with a code from SPEC's
-// tables at its table status (plus 503 service_unavailable); every request completes within
+// reported); every error body is the error object {error, detail?} with a documented code
+// at its documented status (plus 503 service_unavailable); every request completes within
 // REQUEST_BOUND_MS; the server answers /v1/status after each property; nothing reaches
 // Object.prototype of the (in-process) server.
 //
@@ -19,7 +19,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 7_0307);
 const RUNS_OVERRIDE = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : null;
 const REQUEST_BOUND_MS = 15_000;
 
-/** SPEC's error tables (and 503 for overload): the only codes an error body may carry, at these statuses. */
+/** The documented error codes (and 503 for overload): the only codes an error body may carry, at these statuses. */
 const STATUS_OF: Record<string, number> = {
   invalid_input: 400,
   chart_required: 400,
@@ -296,7 +296,7 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
       renderFailures.push(`${what} <- ${(r.body ?? '').slice(0, 400)}`);
       return;
     }
-    // 405 (a method the path does not take, with Allow) is the one status outside SPEC's table.
+    // 405 (a method the path does not take, with Allow) is the one status outside the documented codes.
     if (res.status === 405) expect(code, what).to.equal('invalid_input');
     else expect(res.status, `a client mistake answered ${res.status}: ${what}`).to.equal(STATUS_OF[code]);
     expect(res.status, what).to.not.equal(500);

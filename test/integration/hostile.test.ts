@@ -1,5 +1,5 @@
-// Hostile configs (issue 7, part 2) on a single-page pool: each fails cleanly with the right
-// SPEC code (or renders harmlessly), its page is reset or replaced, and the NEXT render on the
+// Hostile configs on a single-page pool: each fails cleanly with the right
+// error code (or renders harmlessly), its page is reset or replaced, and the NEXT render on the
 // same page is byte-identical to a clean render of a reference chart made before any of them.
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
@@ -53,7 +53,7 @@ async function answer(res: Response): Promise<Answer> {
   return out;
 }
 
-describe('hostile configs (issue 7, part 2)', function () {
+describe('hostile configs', function () {
   this.timeout(180000);
 
   let s: TestServer;

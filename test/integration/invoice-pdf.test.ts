@@ -1,4 +1,4 @@
-// Issue 11 item 7 (invoice PDFs): printing passes a gate of its own (one print at a time, a
+// Invoice PDFs: printing passes a gate of its own (one print at a time, a
 // bounded queue, 503 past it), an invoice is printed once and then served from the store, and
 // a plain render still gets its page during a burst of downloads. Real Chromium.
 import { expect } from 'chai';
@@ -34,7 +34,7 @@ function pageWatcher(browser: Browser) {
   });
 }
 
-describe('invoice PDFs go through a gate and are printed once (issue 11)', function () {
+describe('invoice PDFs go through a gate and are printed once', function () {
   this.timeout(180000);
   const POOL = 2;
   let s: TestServer;

@@ -1,4 +1,4 @@
-// Issue 11 item 3: one render's page state (storage, cookies, IndexedDB, caches, window.name)
+// One render's page state (storage, cookies, IndexedDB, caches, window.name)
 // is invisible to the next, on the same page after a reset and on the other pages of the pool;
 // popups are blocked by the browser, so window.open returns null and no target is created.
 // Real Chromium, function configs on the keys of two accounts.
@@ -65,7 +65,7 @@ const WRITE_AND_WAIT = `(async () => {
   return true;
 })()`;
 
-describe('page state is private to one render (issue 11)', function () {
+describe('page state is private to one render', function () {
   this.timeout(120000);
   let s: TestServer;
   let keyA: string;

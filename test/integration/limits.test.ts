@@ -225,7 +225,7 @@ describe('plan limits, usage counting and trial keys', function () {
     });
   });
 
-  describe('trial signups per real client (issue 11 item 8)', () => {
+  describe('trial signups per real client', () => {
     const db = () => (s.deps.store as SqliteStore).db;
 
     it('five signups from one IPv6 /64 (X-Forwarded-For, TRUST_PROXY on): one key, then 429; another /64 is another client', async () => {

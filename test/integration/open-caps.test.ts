@@ -86,7 +86,7 @@ describe('open endpoint: any config within the caps renders or is refused 400', 
     expect(bad).to.deep.equal([]);
   });
 
-  it('the issue\'s two 122-byte attacks are refused, not rendered', async () => {
+  it('two 122-byte cost attacks are refused, not rendered', async () => {
     expect(await outcome({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { scales: { y: { ticks: { count: 1e8 } } } } })).to.equal('refused');
     const polygon = { type: 'polygon', xValue: 0, yValue: 1, sides: 1e8 };
     expect(await outcome({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { annotation: { annotations: { p: polygon } } } } })).to.equal('refused');

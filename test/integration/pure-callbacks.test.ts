@@ -1,4 +1,4 @@
-// Issue 12 item 1: a render whose functions are all provably pure (renderer-page/pure.js) needs
+// A render whose functions are all provably pure (renderer-page/pure.js) needs
 // no page reset, so it costs what a plain render costs; any other function still resets the
 // page, and the next render is byte-identical to a clean one either way. One page, real Chromium.
 import { expect } from 'chai';
@@ -7,7 +7,7 @@ import { apiKey, bytes } from '../helpers/client.js';
 
 const withTick = (fn: string) => ({ ...BAR, options: { scales: { y: { ticks: { callback: fn } } } } });
 
-describe('pure callbacks skip the page reset (issue 12)', function () {
+describe('pure callbacks skip the page reset', function () {
   this.timeout(120000);
   let s: TestServer;
   let key: string;

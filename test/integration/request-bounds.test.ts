@@ -1,4 +1,4 @@
-// Issue 11 item 6 (HTTP part): every request's parsing cost is bounded.
+// Every request's parsing cost is bounded.
 // (a) a query string of thousands of repeated keys is refused after a linear parse, before auth;
 // (b) a config sent as a JSON string (body field or query parameter) nested thousands deep is
 //     400 invalid_input, never a 500 from a stack overflow;

@@ -1,4 +1,4 @@
-// Issue 11 item 4: Chromium runs with its own sandbox wherever the kernel allows; a root service
+// Chromium runs with its own sandbox wherever the kernel allows; a root service
 // starts it as an unprivileged user that can read neither DATA_DIR nor master.key. This test
 // prints the mode it ran in; on a root host with setpriv and user namespaces it must be setpriv.
 import { expect } from 'chai';
@@ -41,7 +41,7 @@ const userNamespaces = (() => {
   }
 })();
 
-describe("Chromium's sandbox (issue 11)", function () {
+describe("Chromium's sandbox", function () {
   this.timeout(60000);
   let s: TestServer;
   let parent: string;
@@ -110,7 +110,7 @@ describe("Chromium's sandbox (issue 11)", function () {
   });
 });
 
-describe('where no sandbox works (issue 11)', function () {
+describe('where no sandbox works', function () {
   this.timeout(60000);
   let dir: string;
   let noSandboxChromium: string;

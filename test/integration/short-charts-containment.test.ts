@@ -1,4 +1,4 @@
-// Short URLs that cannot be turned into bombs (issue 11, item 5), against a real server: real
+// Short URLs that cannot be turned into bombs, against a real server: real
 // Chromium, a real SQLite file, an injected clock. "Works now, loops later" is simulated
 // honestly: a chart is created with a working callback, then its stored request is rewritten
 // in the SQLite file to a callback that loops forever (a callback that reads the real date
@@ -31,7 +31,7 @@ interface ErrorBody {
   detail?: string;
 }
 
-describe('short charts cannot be turned into bombs (issue 11)', function () {
+describe('short charts cannot be turned into bombs', function () {
   this.timeout(180000);
   let s: TestServer;
   let clock: FakeClock;

@@ -121,7 +121,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     }
   });
 
-  describe('create errors carry SPEC codes', () => {
+  describe('create errors carry their codes', () => {
     const cases: Array<[string, unknown, Record<string, string> | 'own', number, string]> = [
       ['no key', { chart: BAR, width: 100, height: 100 }, {}, 401, 'unauthorized'],
       ['a bad key', { chart: BAR, width: 100, height: 100 }, apiKey('live_nope'), 401, 'unauthorized'],

@@ -1,4 +1,4 @@
-// Signed GET /v1/chart URLs (CONTRACT §2) against the real server: every parameter tampered,
+// Signed GET /v1/chart URLs against the real server: every parameter tampered,
 // expiry, lifetime, key_id, sig placement; the CLI `sign` command; the README's snippets.
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';

@@ -31,7 +31,7 @@ describe('GET /v1/status', function () {
   let s: TestServer;
   before(async () => (s = await sharedServer()));
 
-  it('200 healthy with SPEC fields; no auth needed', async () => {
+  it('200 healthy with the documented fields; no auth needed', async () => {
     const res = await fetch(`${s.url}/v1/status`);
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/application\/json/);

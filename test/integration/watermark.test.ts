@@ -1,4 +1,4 @@
-// The open-endpoint / pk_test_ watermark (issue 11, item 10): legible on any background (a light
+// The open-endpoint / pk_test_ watermark: legible on any background (a light
 // plate behind dark text) and drawn in a strip of its own at the bottom, so that it never
 // covers an axis label. A blank watermark keeps the strip and draws nothing: the chart's own
 // drawing is what is left there.
@@ -41,7 +41,7 @@ function farFromBackground(png: PNG, bg: [number, number, number]): number {
   return n;
 }
 
-describe('watermark: legible, in space of its own (issue 11)', function () {
+describe('watermark: legible, in space of its own', function () {
   this.timeout(120000);
   let s: TestServer;
 

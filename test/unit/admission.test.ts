@@ -251,7 +251,7 @@ describe('AdmissionGate', () => {
     expect(g.stats().avgHoldMs).to.be.closeTo(400, 5);
   });
 
-  it('a waiter whose signal aborts leaves the queue at once and takes no slot (issue 12)', async () => {
+  it('a waiter whose signal aborts leaves the queue at once and takes no slot', async () => {
     const g = new AdmissionGate({ slots: 1, maxQueue: 10, maxWaitMs: 60000 });
     expect(g.enter('a')).to.equal(null);
     const gone = new AbortController();

@@ -1,4 +1,4 @@
-// Billing arithmetic (pure) and the account lifecycle of SPEC walked on a fake clock against
+// Billing arithmetic (pure) and the account lifecycle walked on a fake clock against
 // the SQLite store in memory.
 import { expect } from 'chai';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
