@@ -71,9 +71,7 @@ describe('containment: bounded output that cannot script', function () {
     s = await startTestServer({ poolSize: 1, renderTimeoutMs: 3000, pageMaxRenders: 100000, maxImageBytes: 4 * 1024 * 1024 });
     key = (await s.account('enterprise')).api_key;
   });
-  after(async () => {
-    await s?.stop();
-  });
+  after(() => s?.stop());
 
   describe('PNG', () => {
     it('a function overriding HTMLCanvasElement.prototype.toDataURL cannot forge or inflate the image', async () => {

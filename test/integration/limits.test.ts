@@ -21,9 +21,7 @@ describe('plan limits, usage counting and trial keys', function () {
     clock = new FakeClock(Date.UTC(2025, 2, 3, 10, 0, 0));
     s = await startTestServer({ poolSize: 1, trustProxy: true }, { clock, schedulerIntervalMs: 0, outbox: { pollMs: 0 } });
   });
-  after(async () => {
-    await s?.stop();
-  });
+  after(() => s?.stop());
 
   const chart = (key: string, body: Record<string, unknown> = {}) =>
     post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, ...body }, apiKey(key));

@@ -7,18 +7,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { isPng } from '../helpers/images.js';
 import { WORST_CASES } from '../helpers/openWorstCases.js';
 import { bytes } from '../helpers/client.js';
-
-/** Deterministic PRNG (mulberry32): a failure names its seed and can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// a deterministic PRNG (mulberry32): a failure names its seed and can be replayed
+import { rng } from '../../bench/corpus/gen.js';
 
 const EXTREMES = [0, -0, 1, -1, 0.5, 1e-300, -1e-300, 1e-7, 999, 1000, 1001, 2000, 2001, 1e8, -1e8, 1e300, -1e300, Number.MAX_SAFE_INTEGER, 5e-324];
 /** Values within every cap, for capped keys (most of the time: the rest test the refusals). */
@@ -58,12 +48,8 @@ function generate(seed: number): Record<string, unknown> {
 describe('open endpoint: any config within the caps renders or is refused 400', function () {
   this.timeout(300_000);
   let s: TestServer;
-  before(async () => {
-    s = await startTestServer({ poolSize: 1, openRendersPerHour: 1_000_000 });
-  });
-  after(async () => {
-    await s?.stop();
-  });
+  before(async () => (s = await startTestServer({ poolSize: 1, openRendersPerHour: 1_000_000 })));
+  after(() => s?.stop());
 
   async function outcome(config: unknown, extra: Record<string, string> = {}): Promise<string> {
     const q = new URLSearchParams({ c: JSON.stringify(config), ...extra });

@@ -41,9 +41,7 @@ describe('GET /v1/open/chart', function () {
       return original(req);
     };
   });
-  after(async () => {
-    await s?.stop();
-  });
+  after(() => s?.stop());
 
   const get = (path: string, headers: Record<string, string> = {}) => fetch(s.url + path, { headers });
 

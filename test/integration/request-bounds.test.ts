@@ -21,12 +21,8 @@ async function cpuMs(f: () => Promise<Response>): Promise<{ ms: number; res: Res
 describe('request parsing bounds', function () {
   this.timeout(60_000);
   let s: TestServer;
-  before(async () => {
-    s = await startTestServer({ poolSize: 1, maxBodyBytes: 16384 }, { schedulerIntervalMs: 0, outbox: { pollMs: 0 } });
-  });
-  after(async () => {
-    await s?.stop();
-  });
+  before(async () => (s = await startTestServer({ poolSize: 1, maxBodyBytes: 16384 }, { schedulerIntervalMs: 0, outbox: { pollMs: 0 } })));
+  after(() => s?.stop());
 
   describe('(a) query strings: parsed once, linearly, at most 100 parameters', () => {
     it('parseQuery keeps repeated keys as arrays, "__proto__" as data, and refuses past the cap', () => {

@@ -343,9 +343,7 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
   let b: TestServer | null = null;
   let probe: RenderProbe | null = null;
 
-  before(async () => {
-    a = await startTestServer({}, { clock });
-  });
+  before(async () => (a = await startTestServer({}, { clock })));
 
   afterEach(() => {
     probe?.restore();

@@ -45,12 +45,8 @@ describe('watermark: legible, in space of its own', function () {
   this.timeout(120000);
   let s: TestServer;
 
-  before(async () => {
-    s = await startTestServer({ poolSize: 1, openRendersPerHour: 1000 });
-  });
-  after(async () => {
-    await s?.stop();
-  });
+  before(async () => (s = await startTestServer({ poolSize: 1, openRendersPerHour: 1000 })));
+  after(() => s?.stop());
 
   async function render(chart: Record<string, unknown>, background: string, watermark: string): Promise<PNG> {
     const res = await s.deps.pool.render({ config: chart, width: W, height: H, format: 'png', backgroundColor: background, allowFunctions: false, watermark });

@@ -105,14 +105,19 @@ describe('usage_threshold webhooks and usage e-mails', function () {
   const render = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 90, height: 60 }, apiKey(key));
   const seed = (accountId: string, n: number) => s.deps.store.usage.setUsed(accountId, Date.UTC(2025, 3, 1), n);
   const webhooks = async (accountId: string) => (await s.deps.store.outbox.list(accountId)).filter((o) => o.kind === 'webhook');
+  /** A starter account whose webhook goes to `url`, with `used` charts already counted this period. */
+  async function hookedAccount(url: string, used: number) {
+    const a = await s.deps.accounts.createAccount('starter', null);
+    await s.deps.billing.setWebhook(a.account_id, url, { allowPrivate: true });
+    await seed(a.account_id, used);
+    return a;
+  }
 
   it('80%, 95% and 100% each POST once per period, signed with the account signing secret', async () => {
     clock.set(Date.UTC(2025, 3, 1));
     const hook = await receiver();
     try {
-      const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
-      await seed(a.account_id, 79_998);
+      const a = await hookedAccount(hook.url, 79_998);
       expect((await render(a.api_key)).status).to.equal(200); // 79,999: nothing yet
       expect(await webhooks(a.account_id)).to.have.length(0);
       expect((await render(a.api_key)).status).to.equal(200); // 80,000
@@ -142,9 +147,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     clock.set(Date.UTC(2025, 3, 1));
     const hook = await receiver(2);
     try {
-      const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
-      await seed(a.account_id, 79_999);
+      const a = await hookedAccount(hook.url, 79_999);
       await render(a.api_key);
       await s.deps.outbox.tick(); // attempt 1: 500
       let [item] = await webhooks(a.account_id);
@@ -172,9 +175,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     clock.set(Date.UTC(2025, 3, 1));
     const hook = await receiver(100);
     try {
-      const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
-      await seed(a.account_id, 79_999);
+      const a = await hookedAccount(hook.url, 79_999);
       await render(a.api_key);
       for (let i = 0; i < 6; i++) {
         await s.deps.outbox.tick();
@@ -193,9 +194,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     const hook = await receiver();
     const url = hook.url;
     await hook.close(); // the receiver is down at first
-    const a = await s.deps.accounts.createAccount('starter', null);
-    await s.deps.billing.setWebhook(a.account_id, url, { allowPrivate: true });
-    await seed(a.account_id, 79_999);
+    const a = await hookedAccount(url, 79_999);
     await render(a.api_key);
     await s.deps.outbox.tick();
     expect((await webhooks(a.account_id))[0]).to.include({ status: 'pending', attempts: 1 });
