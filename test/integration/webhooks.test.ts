@@ -16,8 +16,16 @@ interface Received {
   headers: Record<string, string | string[] | undefined>;
 }
 
+interface Receiver {
+  url: string;
+  got: Received[];
+  attempts: () => number;
+  close(): Promise<void>;
+  server: Server;
+}
+
 /** A webhook endpoint that answers 500 to the first `failFirst` deliveries. */
-async function receiver(failFirst = 0): Promise<{ url: string; got: Received[]; attempts: () => number; close(): Promise<void>; server: Server }> {
+async function receiver(failFirst = 0): Promise<Receiver> {
   const got: Received[] = [];
   let attempts = 0;
   const server = createServer((req, res) => {
@@ -105,6 +113,17 @@ describe('usage_threshold webhooks and usage e-mails', function () {
   const render = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 90, height: 60 }, apiKey(key));
   const seed = (accountId: string, n: number) => s.deps.store.usage.setUsed(accountId, Date.UTC(2025, 3, 1), n);
   const webhooks = async (accountId: string) => (await s.deps.store.outbox.list(accountId)).filter((o) => o.kind === 'webhook');
+  /** Runs `fn` with a receiver (failing its first `failFirst` deliveries) at the start of a period. */
+  async function withReceiver(failFirst: number, fn: (hook: Receiver) => Promise<void>): Promise<void> {
+    clock.set(Date.UTC(2025, 3, 1));
+    const hook = await receiver(failFirst);
+    try {
+      await fn(hook);
+    } finally {
+      await hook.close();
+    }
+  }
+
   /** A starter account whose webhook goes to `url`, with `used` charts already counted this period. */
   async function hookedAccount(url: string, used: number) {
     const a = await s.deps.accounts.createAccount('starter', null);
@@ -113,10 +132,8 @@ describe('usage_threshold webhooks and usage e-mails', function () {
     return a;
   }
 
-  it('80%, 95% and 100% each POST once per period, signed with the account signing secret', async () => {
-    clock.set(Date.UTC(2025, 3, 1));
-    const hook = await receiver();
-    try {
+  it('80%, 95% and 100% each POST once per period, signed with the account signing secret', () =>
+    withReceiver(0, async (hook) => {
       const a = await hookedAccount(hook.url, 79_998);
       expect((await render(a.api_key)).status).to.equal(200); // 79,999: nothing yet
       expect(await webhooks(a.account_id)).to.have.length(0);
@@ -138,15 +155,10 @@ describe('usage_threshold webhooks and usage e-mails', function () {
       expect(hook.got.map((g) => (JSON.parse(g.body) as { threshold: number }).threshold)).to.deep.equal([80, 95, 100]);
       expect(await webhooks(a.account_id)).to.have.length(3);
       expect((await webhooks(a.account_id)).every((w) => w.status === 'delivered')).to.equal(true);
-    } finally {
-      await hook.close();
-    }
-  });
+    }));
 
-  it('a failing receiver is retried with exponential backoff until it accepts', async () => {
-    clock.set(Date.UTC(2025, 3, 1));
-    const hook = await receiver(2);
-    try {
+  it('a failing receiver is retried with exponential backoff until it accepts', () =>
+    withReceiver(2, async (hook) => {
       const a = await hookedAccount(hook.url, 79_999);
       await render(a.api_key);
       await s.deps.outbox.tick(); // attempt 1: 500
@@ -166,15 +178,10 @@ describe('usage_threshold webhooks and usage e-mails', function () {
       expect(item).to.include({ status: 'delivered', attempts: 3 });
       expect(hook.got).to.have.length(1);
       expect(hook.attempts()).to.equal(3);
-    } finally {
-      await hook.close();
-    }
-  });
+    }));
 
-  it('gives up after the last attempt (status failed)', async () => {
-    clock.set(Date.UTC(2025, 3, 1));
-    const hook = await receiver(100);
-    try {
+  it('gives up after the last attempt (status failed)', () =>
+    withReceiver(100, async (hook) => {
       const a = await hookedAccount(hook.url, 79_999);
       await render(a.api_key);
       for (let i = 0; i < 6; i++) {
@@ -184,10 +191,7 @@ describe('usage_threshold webhooks and usage e-mails', function () {
       const [item] = await webhooks(a.account_id);
       expect(item).to.include({ status: 'failed', attempts: 4 });
       expect(hook.attempts()).to.equal(4);
-    } finally {
-      await hook.close();
-    }
-  });
+    }));
 
   it('a pending webhook survives a restart and is delivered by the new process', async () => {
     clock.set(Date.UTC(2025, 3, 1));
