@@ -1,6 +1,7 @@
 // The admission queue in front of the page pool: fair order, wait estimates, early refusal,
 // displacement of the heaviest owner, deadlines. No Chromium.
 import { expect } from 'chai';
+import { rejection } from '../helpers/rejection.js';
 import { AdmissionGate, AdmissionRefused, Ewma, FairQueue, estimateWaitMs } from '../../src/render/admission.js';
 
 function drain<T>(q: FairQueue<T>): T[] {
@@ -138,13 +139,7 @@ describe('wait estimate', () => {
 describe('AdmissionGate', () => {
   const refusal = async (p: Promise<void> | null): Promise<AdmissionRefused> => {
     expect(p).to.not.equal(null);
-    try {
-      await p;
-    } catch (err) {
-      expect(err).to.be.instanceOf(AdmissionRefused);
-      return err as AdmissionRefused;
-    }
-    throw new Error('expected a refusal');
+    return rejection(p!, AdmissionRefused);
   };
 
   it('grants free slots at once without a promise, then queues', async () => {
