@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import type { Config } from '../../src/config.js';
 import { FakeClock } from '../helpers/clock.js';
 import { hmacHex } from '../../src/services/credentials.js';
 import { apiKey } from '../helpers/client.js';
@@ -53,7 +54,14 @@ async function receiver(failFirst = 0): Promise<Receiver> {
 }
 
 /** Just enough SMTP to accept messages: records each DATA section. */
-async function smtpSink(): Promise<{ url: string; messages: string[]; commands: string[]; close(): Promise<void> }> {
+interface SmtpSink {
+  url: string;
+  messages: string[];
+  commands: string[];
+  close(): Promise<void>;
+}
+
+async function smtpSink(): Promise<SmtpSink> {
   const messages: string[] = [];
   const commands: string[] = [];
   const server: TcpServer = createTcpServer((sock) => {
@@ -93,18 +101,24 @@ async function smtpSink(): Promise<{ url: string; messages: string[]; commands: 
   return { url: `smtp://127.0.0.1:${port}`, messages, commands, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
+/** Outbox retries fast enough for a test: 1 s, 2 s, 4 s, ... up to 4 attempts. */
+const retry = { pollMs: 0, retryBaseMs: 1000, retryMaxMs: 60_000, maxAttempts: 4, timeoutMs: 3000 };
+
+/** A one-page server on a fake clock, its e-mail going to a local SMTP sink, its outbox on `retry`. */
+async function outboxServer(overrides: Partial<Config> = {}): Promise<{ s: TestServer; clock: FakeClock; smtp: SmtpSink }> {
+  const smtp = await smtpSink();
+  const clock = new FakeClock(Date.UTC(2025, 3, 1));
+  const s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url, ...overrides }, { clock, schedulerIntervalMs: 0, outbox: retry });
+  return { s, clock, smtp };
+}
+
 describe('usage_threshold webhooks and usage e-mails', function () {
   this.timeout(120000);
   let s: TestServer;
   let clock: FakeClock;
-  let smtp: Awaited<ReturnType<typeof smtpSink>>;
-  const retry = { pollMs: 0, retryBaseMs: 1000, retryMaxMs: 60_000, maxAttempts: 4, timeoutMs: 3000 };
+  let smtp: SmtpSink;
 
-  before(async () => {
-    smtp = await smtpSink();
-    clock = new FakeClock(Date.UTC(2025, 3, 1));
-    s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url, webhookAllowPrivate: true }, { clock, schedulerIntervalMs: 0, outbox: retry });
-  });
+  before(async () => ({ s, clock, smtp } = await outboxServer({ webhookAllowPrivate: true })));
   after(async () => {
     await s?.stop();
     await smtp?.close();
@@ -254,13 +268,10 @@ describe('outbound requests only where meant (WEBHOOK_ALLOW_PRIVATE unset)', fun
   this.timeout(120000);
   let s: TestServer;
   let clock: FakeClock;
-  let smtp: Awaited<ReturnType<typeof smtpSink>>;
-  const retry = { pollMs: 0, retryBaseMs: 1000, retryMaxMs: 60_000, maxAttempts: 4, timeoutMs: 3000 };
+  let smtp: SmtpSink;
 
   before(async () => {
-    smtp = await smtpSink();
-    clock = new FakeClock(Date.UTC(2025, 3, 1));
-    s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url }, { clock, schedulerIntervalMs: 0, outbox: retry });
+    ({ s, clock, smtp } = await outboxServer());
     expect(s.config.webhookAllowPrivate).to.equal(false);
   });
   after(async () => {
