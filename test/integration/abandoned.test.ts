@@ -41,7 +41,7 @@ describe('abandoned requests leave the queue', function () {
     const queued = clients.map((c, i) =>
       fetch(`${s.url}/v1/chart`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        headers: { 'content-type': 'application/json', ...apiKey(key) },
         // different widths: identical requests would share one render
         body: JSON.stringify({ chart: BAR, width: 200 + i, height: 100 }),
         signal: c.signal,

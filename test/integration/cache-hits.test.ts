@@ -24,11 +24,10 @@ function headersOf(res: Response): Record<string, string> {
 describe('cache hits take the short path with the same answers', function () {
   let s: TestServer;
   let api: Client;
-  let key: string;
   let fast: number;
 
   before(async () => {
-    ({ s, api, key } = await sharedAccount());
+    ({ s, api } = await sharedAccount());
     // counts the answers of the short path (the same service instance the server uses)
     const charts = s.deps.shortCharts;
     const open = s.deps.open;

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { useCli } from '../helpers/cli.js';
+import { apiKey, post } from '../helpers/client.js';
 import { decodePng } from '../helpers/images.js';
 
 describe('the chartshot CLI', function () {
@@ -78,11 +79,7 @@ describe('the chartshot CLI', function () {
     }
     // A render that takes a while, then SIGTERM while it is in flight.
     const slow = { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { title: { display: true, text: 'function(){ var t=Date.now(); while(Date.now()-t<700){} return "slow"; }' } } } };
-    const inflight = fetch(`http://127.0.0.1:${port}/v1/chart`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key },
-      body: JSON.stringify({ chart: slow, width: 200, height: 100 }),
-    });
+    const inflight = post(`http://127.0.0.1:${port}`, '/v1/chart', { chart: slow, width: 200, height: 100 }, apiKey(acct.api_key));
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGTERM');
     const res = await inflight;
