@@ -1,7 +1,7 @@
 // GET/POST /v1/chart against the real server: real Chromium pages, a real SQLite file.
 import { expect } from 'chai';
 import { BAR, sharedAccount, type TestServer } from '../helpers/server.js';
-import { apiKey, bytes, type Client, errorOf, png } from '../helpers/client.js';
+import { apiKey, bytes, type Client, errorOf } from '../helpers/client.js';
 import { decodePng, pixel } from '../helpers/images.js';
 
 describe('GET and POST /v1/chart', function () {
@@ -19,17 +19,13 @@ describe('GET and POST /v1/chart', function () {
   const anonymous = (body: unknown, headers?: Record<string, string>) => api.as().post('/v1/chart', body, headers);
 
   it('POST renders a PNG of exactly width x height', async () => {
-    const res = await render({ chart: BAR, width: 640, height: 320 });
-    expect(res.status).to.equal(200);
-    expect(res.headers.get('content-type')).to.equal('image/png');
-    const image = png(await bytes(res));
+    // api.png: 200, image/png, a PNG signature
+    const image = await api.png({ chart: BAR, width: 640, height: 320 });
     expect([image.width, image.height]).to.deep.equal([640, 320]);
   });
 
   it('accepts c as an alias and the config as a JSON string', async () => {
-    const res = await render({ c: JSON.stringify(BAR), width: 100, height: 80 });
-    expect(res.status).to.equal(200);
-    expect(decodePng(await bytes(res)).width).to.equal(100);
+    expect((await api.png({ c: JSON.stringify(BAR), width: 100, height: 80 })).width).to.equal(100);
   });
 
   it('GET takes the same fields as query parameters, with api_key in the query', async () => {
@@ -41,9 +37,9 @@ describe('GET and POST /v1/chart', function () {
   });
 
   it('transparent by default; backgroundColor fills the canvas', async () => {
-    const clear = decodePng(await bytes(render({ chart: BAR, width: 200, height: 100 })));
+    const clear = await api.png({ chart: BAR, width: 200, height: 100 });
     expect(pixel(clear, 0, 0)[3]).to.equal(0);
-    const white = decodePng(await bytes(render({ chart: BAR, width: 200, height: 100, backgroundColor: 'rgb(255, 0, 0)' })));
+    const white = await api.png({ chart: BAR, width: 200, height: 100, backgroundColor: 'rgb(255, 0, 0)' });
     expect(pixel(white, 0, 0)).to.deep.equal([255, 0, 0, 255]);
   });
 
@@ -85,7 +81,7 @@ describe('GET and POST /v1/chart', function () {
     ];
     for (const [name, body, status, code] of cases) {
       it(`${name} -> ${status} ${code}`, async () => {
-        expect(await errorOf(await render(body))).to.include({ status, error: code });
+        expect(await api.error('/v1/chart', body)).to.include({ status, error: code });
       });
     }
 
@@ -150,9 +146,10 @@ describe('GET and POST /v1/chart', function () {
   });
 
   it('identical requests give byte-identical PNGs', async () => {
-    const a = await bytes(render({ chart: BAR, width: 321, height: 123 }));
-    const b = await bytes(render({ chart: BAR, width: 321, height: 123 }));
-    expect(a.equals(b)).to.equal(true);
+    const a = await api.render({ chart: BAR, width: 321, height: 123 });
+    const b = await api.render({ chart: BAR, width: 321, height: 123 });
+    expect([a.status, b.status]).to.deep.equal([200, 200]);
+    expect(a.body.equals(b.body)).to.equal(true);
   });
 
   it('a pk_test_ key renders with a watermark', async () => {
