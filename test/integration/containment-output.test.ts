@@ -2,7 +2,7 @@
 // (function strings on authenticated endpoints) tries to forge or inflate the image, smuggle
 // script into the SVG and flood Node through the console; each attack is a test here.
 import { expect } from 'chai';
-import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, post, sharedAccount, startTestServer, type TestServer } from '../helpers/server.js';
 import { imageLimit, SVG_BASE_BYTES, SVG_BYTES_PER_PIXEL } from '../../src/services/render.js';
 import { decodePng, isPng } from '../helpers/images.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
@@ -312,8 +312,7 @@ describe('containment: an SVG is bounded by its size too', function () {
   this.timeout(120000);
 
   it('a 100x100 SVG stuffed with 10 MB of text is refused under the default MAX_IMAGE_BYTES, naming the per-size bound', async () => {
-    const s = await sharedServer();
-    const { api_key } = await s.account('starter');
+    const { s, key: api_key } = await sharedAccount();
     const big = `var t = document.createElementNS('http://www.w3.org/2000/svg', 'text'); t.textContent = 'y'.repeat(10 * 1024 * 1024); chart.ctx.__root.appendChild(t);`;
     const res = await post(s.url, '/v1/chart', { chart: withAfterDraw(big), width: 100, height: 100, format: 'svg' }, apiKey(api_key));
     expect(res.status).to.equal(400);

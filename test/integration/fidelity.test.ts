@@ -9,7 +9,7 @@ import type { Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser } from '../../src/render/browser.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { post, sharedServer, type TestServer } from '../helpers/server.js';
+import { post, sharedAccount, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio } from '../helpers/images.js';
 import { apiKey, bytes } from '../helpers/client.js';
 
@@ -23,8 +23,7 @@ describe('fidelity with a plain Chart.js page', function () {
   let page: Page;
 
   before(async () => {
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
+    ({ s, key } = await sharedAccount());
     lb = await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent'));
     page = await lb.browser.newPage();
     const scripts = ['chart.umd.js', 'chartjs-adapter-date-fns.js', 'chartjs-plugin-annotation.js', 'chartjs-plugin-datalabels.js']

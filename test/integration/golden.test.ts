@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { post, sharedServer, type TestServer } from '../helpers/server.js';
+import { post, sharedAccount, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio } from '../helpers/images.js';
 import { apiKey, bytes } from '../helpers/client.js';
 
@@ -17,10 +17,7 @@ describe('golden images', function () {
   this.timeout(60000);
   let s: TestServer;
   let key: string;
-  before(async () => {
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
-  });
+  before(async () => ({ s, key } = await sharedAccount()));
 
   for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort()) {
     const name = file.replace(/\.json$/, '');
