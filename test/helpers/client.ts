@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { PNG } from 'pngjs';
 import { decodePng, isPng } from './images.js';
 
-export type Headers = Record<string, string>;
+export type HeaderMap = Record<string, string>;
 
 /** What a render call answers: status, headers and the whole body. */
 export interface Rendered {
@@ -20,7 +20,7 @@ export interface ApiError {
   detail?: string;
 }
 
-export async function post(base: string, path: string, body: unknown, headers: Headers = {}): Promise<Response> {
+export async function post(base: string, path: string, body: unknown, headers: HeaderMap = {}): Promise<Response> {
   return fetch(base + path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -29,7 +29,7 @@ export async function post(base: string, path: string, body: unknown, headers: H
 }
 
 /** The header that carries an API key. */
-export function apiKey(key: string): Headers {
+export function apiKey(key: string): HeaderMap {
   return { 'x-api-key': key };
 }
 
@@ -59,7 +59,7 @@ export class Client {
   ) {}
 
   /** `extra` headers plus this client's x-api-key (a key in `extra` wins). */
-  auth(extra: Headers = {}): Headers {
+  auth(extra: HeaderMap = {}): HeaderMap {
     return this.key === undefined ? { ...extra } : { ...apiKey(this.key), ...extra };
   }
 
@@ -68,22 +68,22 @@ export class Client {
     return new Client(this.url, key);
   }
 
-  get(path: string, headers: Headers = {}): Promise<Response> {
+  get(path: string, headers: HeaderMap = {}): Promise<Response> {
     return fetch(this.url + path, { headers: this.auth(headers) });
   }
 
-  post(path: string, body: unknown, headers: Headers = {}): Promise<Response> {
+  post(path: string, body: unknown, headers: HeaderMap = {}): Promise<Response> {
     return post(this.url, path, body, this.auth(headers));
   }
 
   /** POST /v1/chart (or another render path), read whole. */
-  async render(body: unknown, opts: { path?: string; headers?: Headers } = {}): Promise<Rendered> {
+  async render(body: unknown, opts: { path?: string; headers?: HeaderMap } = {}): Promise<Rendered> {
     const res = await this.post(opts.path ?? '/v1/chart', body, opts.headers);
     return { status: res.status, headers: res.headers, body: await bytes(res) };
   }
 
   /** POST /v1/chart (or `path`) that must succeed with a PNG: the decoded image. */
-  async png(body: unknown, opts: { path?: string; headers?: Headers } = {}): Promise<PNG> {
+  async png(body: unknown, opts: { path?: string; headers?: HeaderMap } = {}): Promise<PNG> {
     const res = await this.render(body, opts);
     expect(res.status, res.body.toString('utf8', 0, 300)).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('image/png');
@@ -91,7 +91,7 @@ export class Client {
   }
 
   /** The error object of a call that must fail: a POST of `body` to `path`. */
-  error(path: string, body: unknown, headers: Headers = {}): Promise<ApiError> {
+  error(path: string, body: unknown, headers: HeaderMap = {}): Promise<ApiError> {
     return errorOf(this.post(path, body, headers));
   }
 }

@@ -2,14 +2,14 @@
 // headers and windows at their boundaries, the trial cap and expiry, exact counting under
 // concurrency, uncounted failures and test keys, counters that survive a restart, trial sign-up.
 import { expect } from 'chai';
-import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, type Credentials, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
 import { createHash, createHmac } from 'node:crypto';
 import { loadMasterKey } from '../../src/store/masterKey.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { apiKey } from '../helpers/client.js';
 
-type Creds = Awaited<ReturnType<TestServer['account']>>;
+type Creds = Credentials;
 
 describe('plan limits, usage counting and trial keys', function () {
   this.timeout(120000);

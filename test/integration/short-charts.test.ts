@@ -1,7 +1,7 @@
 // POST /v1/chart/create, GET /v1/chart/{id}, GET /v1/metrics/{id} against real servers:
 // real Chromium pages, real SQLite files, both cache tiers, restarts and an injected clock.
 import { expect } from 'chai';
-import { BAR, post, sharedAccount, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, type Credentials, post, sharedAccount, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng } from '../helpers/images.js';
 import { countingApp, probeRenders, type RenderProbe } from '../helpers/renders.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
@@ -36,8 +36,8 @@ async function metricsOf(base: string, id: string, key: string): Promise<Metrics
 
 describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function () {
   let s: TestServer;
-  let acct: Awaited<ReturnType<TestServer['account']>>;
-  let other: Awaited<ReturnType<TestServer['account']>>;
+  let acct: Credentials;
+  let other: Credentials;
   let probe: RenderProbe | null = null;
 
   before(async () => {

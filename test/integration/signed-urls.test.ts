@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BAR, sharedAccount, type TestServer } from '../helpers/server.js';
+import { BAR, type Credentials, sharedAccount, type TestServer } from '../helpers/server.js';
 import { decodePng, isPng } from '../helpers/images.js';
 import { countingApp, probeRenders } from '../helpers/renders.js';
 import { bytes, errorOf } from '../helpers/client.js';
@@ -32,8 +32,8 @@ async function refusal(res: Response): Promise<{ status: number; error: string }
 
 describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
   let s: TestServer;
-  let acct: Awaited<ReturnType<TestServer['account']>>;
-  let other: Awaited<ReturnType<TestServer['account']>>;
+  let acct: Credentials;
+  let other: Credentials;
   let base: Array<[string, string]>;
   let good: string;
 
