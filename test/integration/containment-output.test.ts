@@ -7,7 +7,7 @@ import { imageLimit, SVG_BASE_BYTES, SVG_BYTES_PER_PIXEL } from '../../src/servi
 import { decodePng, isPng } from '../helpers/images.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { CDPSession, Page } from 'puppeteer-core';
-import { apiKey, bytes } from '../helpers/client.js';
+import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
 /** Page events that carry caller-controlled strings to Node. */
 const WATCHED = ['Runtime.consoleAPICalled', 'Runtime.exceptionThrown', 'Log.entryAdded', 'Network.requestWillBeSent', 'Audits.issueAdded', 'Fetch.requestPaused'] as const;
@@ -315,11 +315,10 @@ describe('containment: an SVG is bounded by its size too', function () {
     const { s, key: api_key } = await sharedAccount();
     const big = `var t = document.createElementNS('http://www.w3.org/2000/svg', 'text'); t.textContent = 'y'.repeat(10 * 1024 * 1024); chart.ctx.__root.appendChild(t);`;
     const res = await post(s.url, '/v1/chart', { chart: withAfterDraw(big), width: 100, height: 100, format: 'svg' }, apiKey(api_key));
-    expect(res.status).to.equal(400);
-    const e = (await res.json()) as { error: string; detail: string };
-    expect(e.error).to.equal('invalid_input');
+    const e = await errorOf(res);
+    expect(e).to.include({ status: 400, error: 'invalid_input' });
     const bound = SVG_BASE_BYTES + SVG_BYTES_PER_PIXEL * 100 * 100;
-    expect(e.detail).to.equal(`the image would be ${e.detail.match(/be (\d+) bytes/)![1]} bytes; at most ${bound} for a 100x100 SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`);
+    expect(e.detail).to.equal(`the image would be ${e.detail!.match(/be (\d+) bytes/)![1]} bytes; at most ${bound} for a 100x100 SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`);
     expect(imageLimit('svg', 100, 100, 1000)).to.equal(1000);
     expect(imageLimit('png', 8000, 8000, undefined)).to.equal(undefined);
   });

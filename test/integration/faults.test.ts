@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { unlimitedAccount } from '../helpers/accounts.js';
-import { apiKey, bytes } from '../helpers/client.js';
+import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -255,10 +255,8 @@ describe('browser faults', function () {
       }, RENDER_TIMEOUT_MS - 2000);
       expect(found, `a renderer busy in the callback (busiest: ${JSON.stringify(hot)})`).to.equal(true);
       process.kill(hot!.pid, 'SIGKILL');
-      const res = await pending;
-      expect(res.status).to.equal(500);
-      const body = (await res.json()) as { error: string; detail?: string };
-      expect(body.error).to.equal('render_failed');
+      const body = await errorOf(pending);
+      expect(body).to.include({ status: 500, error: 'render_failed' });
       // answered because the renderer died, not by the render timeout (its detail says "took longer than")
       expect(body.detail ?? '').to.not.match(/longer than/);
       const next = await render(BAR);

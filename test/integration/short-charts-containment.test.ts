@@ -9,7 +9,7 @@ import { DAY, FakeClock } from '../helpers/clock.js';
 import { probeRenders, type RenderProbe } from '../helpers/renders.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { rerenderLimits } from '../../src/services/shortCharts.js';
-import { apiKey, bytes } from '../helpers/client.js';
+import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
 const RENDER_TIMEOUT_MS = 3000;
 const MIN = 60_000;
@@ -24,11 +24,6 @@ function fnChart(callback = WORKS): unknown {
 function plainChart(): unknown {
   seq++;
   return { ...BAR, data: { ...BAR.data, labels: [`P${seq}`, 'B', 'C', 'D'] } };
-}
-
-interface ErrorBody {
-  error: string;
-  detail?: string;
 }
 
 describe('short charts cannot be turned into bombs', function () {
@@ -127,7 +122,7 @@ describe('short charts cannot be turned into bombs', function () {
     probe = probeRenders(s);
     const r1 = await get(id);
     expect(r1.status).to.equal(500);
-    expect(((await r1.json()) as ErrorBody).error).to.equal('render_failed');
+    expect((await errorOf(r1)).error).to.equal('render_failed');
     expect(r1.headers.get('retry-after')).to.equal('60');
     expect(probe.count).to.equal(1);
     for (let i = 0; i < 5; i++) {
@@ -135,7 +130,7 @@ describe('short charts cannot be turned into bombs', function () {
       const res = await get(id);
       const ms = performance.now() - t;
       expect(res.status).to.equal(500);
-      expect(((await res.json()) as ErrorBody).error).to.equal('render_failed');
+      expect((await errorOf(res)).error).to.equal('render_failed');
       expect(Number(res.headers.get('retry-after'))).to.be.within(1, 60);
       // answered without a page: far below the render timeout a new attempt would take
       expect(ms).to.be.lessThan(RENDER_TIMEOUT_MS);
@@ -189,7 +184,7 @@ describe('short charts cannot be turned into bombs', function () {
     while (s.deps.pool.stats().borrowed > 0 && Date.now() < idleBy) await new Promise((r) => setTimeout(r, 20));
     expect(s.deps.pool.stats().borrowed, 'pool idle before the loops start').to.equal(0);
     probe = probeRenders(s);
-    const gets = ids.map((id) => get(id).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as ErrorBody })));
+    const gets = ids.map((id) => get(id).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await errorOf(r) })));
     // one page is held by a loop from here on until the render timeout
     const deadline = Date.now() + 30_000;
     while (s.deps.pool.stats().borrowed < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -223,7 +218,7 @@ describe('short charts cannot be turned into bombs', function () {
     await servedStale(id);
     const gone = await get(lost);
     expect(gone.status).to.equal(404);
-    const body = (await gone.json()) as ErrorBody;
+    const body = await errorOf(gone);
     expect(body.error).to.equal('not_found');
     expect(body.detail).to.match(/revoked or has expired/);
     await s.deps.shortCharts.idle();
@@ -264,7 +259,7 @@ describe('short charts cannot be turned into bombs', function () {
     loseImage(id);
     const refused = await get(id);
     expect(refused.status).to.equal(503);
-    expect(((await refused.json()) as ErrorBody).error).to.equal('service_unavailable');
+    expect((await errorOf(refused)).error).to.equal('service_unavailable');
     expect(refused.headers.get('retry-after')).to.equal('600');
     expect(probe.count).to.equal(3);
     clock.advance(10 * MIN);
@@ -286,7 +281,7 @@ describe('short charts cannot be turned into bombs', function () {
     await servedStale(a);
     const rb = await get(b);
     expect(rb.status).to.equal(503);
-    expect(((await rb.json()) as ErrorBody).error).to.equal('service_unavailable');
+    expect((await errorOf(rb)).error).to.equal('service_unavailable');
     expect(Number(rb.headers.get('retry-after'))).to.be.at.least(1);
     await s.deps.shortCharts.idle();
     expect(probe.count).to.equal(0);

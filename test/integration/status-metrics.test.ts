@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { networkInterfaces } from 'node:os';
 import { isLoopback, metricsAccess } from '../../src/http/metricsAccess.js';
 import { BAR, post, sharedAccount, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
-import { type Client } from '../helpers/client.js';
+import { type Client, errorOf } from '../helpers/client.js';
 
 /** Prometheus text format -> sample lines keyed by `name{labels}` (labels as printed). */
 function samples(text: string): Map<string, number> {
@@ -175,11 +175,9 @@ describe('GET /metrics is protected (METRICS_TOKEN, else loopback only)', functi
       const fwd = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.5' } });
       expect(fwd.status).to.equal(403);
       expect(local, 'a non-loopback IPv4 address on this machine to call from').to.be.a('string');
-      const res = await fetch(`http://${local}:${port}/metrics`);
-      expect(res.status).to.equal(403);
-      const body = (await res.json()) as { error: string; detail: string };
-      expect(body.error).to.equal('forbidden');
-      expect(body.detail).to.contain('METRICS_TOKEN');
+      const refused = await errorOf(fetch(`http://${local}:${port}/metrics`));
+      expect(refused).to.include({ status: 403, error: 'forbidden' });
+      expect(refused.detail).to.contain('METRICS_TOKEN');
       expect((await fetch(`http://${local}:${port}/v1/status`)).status).to.equal(200);
     } finally {
       await s.stop();
