@@ -7,16 +7,28 @@ import { createLogger } from '../../src/log.js';
 import { startServer, type Running, type StartOptions } from '../../src/main.js';
 import type { Clock } from '../../src/clock.js';
 import type { PlanName } from '../../src/chart/plans.js';
+import { Client } from './client.js';
+
+export type Credentials = { account_id: string; api_key: string; key_id: string; signing_secret: string; session_token: string };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', POOL_SIZE: '1' });
   return Object.freeze({ ...base, dataDir: overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'chartshot-test-')), ...overrides });
 }
 
+/** A client bound to a new account's key, with the account's credentials. */
+export interface AccountClient {
+  api: Client;
+  account: Credentials;
+  key: string;
+}
+
 export interface TestServer extends Running {
   config: Config;
   /** Creates an account and returns its credentials (as the CLI prints them). */
-  account(plan?: PlanName): Promise<{ account_id: string; api_key: string; key_id: string; signing_secret: string; session_token: string }>;
+  account(plan?: PlanName): Promise<Credentials>;
+  /** A new account and a client holding its API key. */
+  client(plan?: PlanName): Promise<AccountClient>;
   /** Closes the server and removes its data directory (unless keepData). */
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
@@ -28,6 +40,10 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { c
   return Object.assign(running, {
     config,
     account: (plan: PlanName = 'starter') => running.deps.accounts.createAccount(plan, null),
+    async client(plan: PlanName = 'starter'): Promise<AccountClient> {
+      const account = await running.deps.accounts.createAccount(plan, null);
+      return { api: new Client(running.url, account.api_key), account, key: account.api_key };
+    },
     async stop(o: { keepData?: boolean } = {}) {
       await running.close();
       if (!o.keepData) rmSync(config.dataDir, { recursive: true, force: true });
@@ -43,18 +59,18 @@ export function sharedServer(): Promise<TestServer> {
   return shared;
 }
 
+/** The shared server and a new account on it (for a `before` hook). */
+export async function sharedAccount(plan: PlanName = 'starter'): Promise<AccountClient & { s: TestServer }> {
+  const s = await sharedServer();
+  return { s, ...(await s.client(plan)) };
+}
+
 export async function closeSharedServer(): Promise<void> {
   if (shared) await (await shared).stop();
   shared = null;
 }
 
-export async function post(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(base + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
+export { post } from './client.js';
 
 export const BAR = {
   type: 'bar',

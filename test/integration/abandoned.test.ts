@@ -1,8 +1,9 @@
-// Issue 12 item 6: a client that disconnects while its request waits for a page leaves the
+// A client that disconnects while its request waits for a page leaves the
 // admission queue, so a burst of abandoned requests does not keep the pool busy. Real Chromium:
 // one page held by a slow render, N requests queued behind it, their clients gone.
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey } from '../helpers/client.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -13,7 +14,7 @@ const BLOCKER = {
   options: { plugins: { title: { display: true, text: 'function(){ var t = Date.now(); while (Date.now() - t < 6000) {} return "slow"; }' } } },
 };
 
-describe('abandoned requests leave the queue (issue 12)', function () {
+describe('abandoned requests leave the queue', function () {
   this.timeout(120000);
   let s: TestServer;
   let key: string;
@@ -31,7 +32,7 @@ describe('abandoned requests leave the queue (issue 12)', function () {
 
   it('N queued requests whose clients disconnect leave the queue and never render', async () => {
     const pool = s.deps.pool;
-    const blocker = post(s.url, '/v1/chart', { chart: BLOCKER, width: 300, height: 150 }, { 'x-api-key': key });
+    const blocker = post(s.url, '/v1/chart', { chart: BLOCKER, width: 300, height: 150 }, apiKey(key));
     await until('the blocker holds the page', () => pool.stats().borrowed === 1);
     const rendersBefore = pool.stats().renders!;
     const abandonedBefore = pool.stats().admission!.abandoned;
@@ -40,7 +41,7 @@ describe('abandoned requests leave the queue (issue 12)', function () {
     const queued = clients.map((c, i) =>
       fetch(`${s.url}/v1/chart`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        headers: { 'content-type': 'application/json', ...apiKey(key) },
         // different widths: identical requests would share one render
         body: JSON.stringify({ chart: BAR, width: 200 + i, height: 100 }),
         signal: c.signal,
@@ -58,7 +59,7 @@ describe('abandoned requests leave the queue (issue 12)', function () {
     expect(pool.stats().admission!.abandoned - abandonedBefore).to.equal(N);
     expect((await blocker).status).to.equal(200);
     // served next, with nothing of the burst in front of it; the burst rendered nothing
-    const next = await post(s.url, '/v1/chart', { chart: BAR, width: 180, height: 100 }, { 'x-api-key': key });
+    const next = await post(s.url, '/v1/chart', { chart: BAR, width: 180, height: 100 }, apiKey(key));
     expect(next.status).to.equal(200);
     expect(pool.stats().renders! - rendersBefore).to.equal(1);
   });

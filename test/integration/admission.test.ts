@@ -1,9 +1,10 @@
-// Admission control and fairness (issue 7, part 6), on real Chromium: one key floods the pool
+// Admission control and fairness, on real Chromium: one key floods the pool
 // with slow renders while another sends a few. The light key is served in bounded time; the
 // heavy key is refused early (503 + Retry-After) instead of waiting until its deadline; nobody
 // waits past ACQUIRE_TIMEOUT_MS and nothing fails with a 500.
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -18,7 +19,7 @@ interface Outcome {
 async function timed(p: () => Promise<Response>): Promise<Outcome> {
   const t = Date.now();
   const res = await p();
-  const body = Buffer.from(await res.arrayBuffer());
+  const body = await bytes(res);
   const out: Outcome = { status: res.status, retryAfter: res.headers.get('retry-after'), ms: Date.now() - t, doneAt: Date.now() };
   if (res.status !== 200) out.error = (JSON.parse(body.toString('utf8')) as { error?: string }).error;
   return out;
@@ -33,7 +34,7 @@ function slow(i: number) {
   };
 }
 
-describe('admission control and fairness (issue 7, part 6)', function () {
+describe('admission control and fairness', function () {
   this.timeout(120000);
   const ACQUIRE_TIMEOUT_MS = 3000;
   let s: TestServer;
@@ -48,7 +49,7 @@ describe('admission control and fairness (issue 7, part 6)', function () {
   after(async () => s?.stop());
 
   const send = (key: string, chart: unknown, width: number) => () =>
-    post(s.url, '/v1/chart', { chart, width, height: 100 }, { 'x-api-key': key });
+    post(s.url, '/v1/chart', { chart, width, height: 100 }, apiKey(key));
 
   it('a heavy key flooding slow renders cannot starve a light key; the flood is refused early with Retry-After', async () => {
     // the pool learns how long a slow render holds a page

@@ -1,8 +1,9 @@
 // The automation-style (Zapier-style) endpoints against the real server: real Chromium,
 // real SQLite; the URLs they return are fetched and checked.
 import { expect } from 'chai';
-import { post, sharedServer, type TestServer } from '../helpers/server.js';
+import { post, sharedAccount, type TestServer } from '../helpers/server.js';
 import { decodePng, isPng, pixel } from '../helpers/images.js';
+import { apiKey, bytes, type Client } from '../helpers/client.js';
 
 interface Result {
   chart_url: string;
@@ -16,17 +17,14 @@ interface Result {
 
 describe('POST /v1/zapier/*', function () {
   let s: TestServer;
+  let api: Client;
   let key: string;
 
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
-  });
+  before(async () => ({ s, api, key } = await sharedAccount()));
 
   /** The service's own URLs use PUBLIC_BASE_URL; in tests the server listens elsewhere. */
   const local = (u: string) => s.url + new URL(u).pathname + new URL(u).search;
-  const call = (path: string, body: unknown, headers: Record<string, string> = { 'x-api-key': key }) => post(s.url, `/v1/zapier/${path}`, body, headers);
+  const call = (path: string, body: unknown, headers: Record<string, string> = apiKey(key)) => post(s.url, `/v1/zapier/${path}`, body, headers);
 
   async function created(res: Response): Promise<Result> {
     const body = (await res.json()) as Result & { error?: string; detail?: string };
@@ -42,7 +40,7 @@ describe('POST /v1/zapier/*', function () {
     expect(body.detail).to.match(field);
   }
 
-  it('bar-chart: 201 with all seven fields and SPEC defaults (800x400 png); chart_url serves the image', async () => {
+  it('bar-chart: 201 with all seven fields and the defaults (800x400 png); chart_url serves the image', async () => {
     const r = await created(await call('bar-chart', { title: 'Sales', labels: 'Q1,Q2,Q3,Q4', values: '12,19,3,5' }));
     expect(r).to.include({ format: 'png', width: 800, height: 400 });
     expect(r.chart_url).to.equal(`${s.config.publicBaseUrl}/v1/chart/${r.chart_id}`);
@@ -50,9 +48,9 @@ describe('POST /v1/zapier/*', function () {
     const img = await fetch(local(r.chart_url));
     expect(img.status).to.equal(200);
     expect(img.headers.get('content-type')).to.equal('image/png');
-    const png = decodePng(Buffer.from(await img.arrayBuffer()));
+    const png = decodePng(await bytes(img));
     expect([png.width, png.height]).to.deep.equal([800, 400]);
-    // White background by default on these endpoints (CONTRACT §2).
+    // White background by default on these endpoints.
     expect(pixel(png, 1, 1)).to.deep.equal([255, 255, 255, 255]);
     // Bars in the default colour #3B82F6 somewhere along the middle row of the plot.
     let blue = false;
@@ -86,14 +84,14 @@ describe('POST /v1/zapier/*', function () {
       await call('line-chart', { title: 'Visits', labels: 'Mon,Tue,Wed', values: '3, 7.5, -2', width: '600', height: '300', fillArea: 'true', tension: '0' }),
     );
     expect(r).to.include({ width: 600, height: 300, format: 'png' });
-    const png = decodePng(Buffer.from(await (await fetch(local(r.chart_url))).arrayBuffer()));
+    const png = decodePng(await bytes(fetch(local(r.chart_url))));
     expect(png.width).to.equal(600);
   });
 
   it('pie-chart: 500x500 by default; colors as a comma-separated list (rgb() commas kept)', async () => {
     const r = await created(await call('pie-chart', { title: 'Share', labels: 'A,B,C', values: '50,30,20', colors: '#EF4444, rgb(16, 185, 129),#F59E0B', legendPosition: 'right' }));
     expect(r).to.include({ width: 500, height: 500 });
-    const png = decodePng(Buffer.from(await (await fetch(local(r.chart_url))).arrayBuffer()));
+    const png = decodePng(await bytes(fetch(local(r.chart_url))));
     let red = false;
     for (let x = 0; x < 500 && !red; x += 2) for (let y = 0; y < 500 && !red; y += 2) {
       const [r0, g, b] = pixel(png, x, y);
@@ -148,7 +146,7 @@ describe('POST /v1/zapier/*', function () {
   });
 
   it('401 without a key or with a wrong one', async () => {
-    for (const headers of [{}, { 'x-api-key': 'live_nope' }] as Array<Record<string, string>>) {
+    for (const headers of [{}, apiKey('live_nope')] as Array<Record<string, string>>) {
       const res = await call('bar-chart', { title: 't', labels: 'a', values: '1' }, headers);
       expect(res.status).to.equal(401);
       expect(((await res.json()) as { error: string }).error).to.equal('unauthorized');
@@ -168,8 +166,8 @@ describe('POST /v1/zapier/*', function () {
       return ((await res.json()) as { currentUsage: { count: number } }).currentUsage.count;
     };
     const before = await used();
-    await created(await call('pie-chart', { title: 't', labels: 'a', values: '1' }, { 'x-api-key': acct.api_key }));
-    await badInput(await call('pie-chart', { title: 't', labels: 'a', values: 'one' }, { 'x-api-key': acct.api_key }), /values/);
+    await created(await call('pie-chart', { title: 't', labels: 'a', values: '1' }, apiKey(acct.api_key)));
+    await badInput(await call('pie-chart', { title: 't', labels: 'a', values: 'one' }, apiKey(acct.api_key)), /values/);
     expect(await used()).to.equal(before + 1);
   });
 

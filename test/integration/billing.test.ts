@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
+import { apiKey, bytes as bytesOf } from '../helpers/client.js';
 
 const run = promisify(execFile);
 const T0 = Date.UTC(2025, 3, 1, 0, 0, 0);
@@ -23,7 +24,7 @@ describe('billing: account endpoints and lifecycle', function () {
 
   const newAccount = (plan: 'starter' | 'growth' = 'starter', email: string | null = 'owner@example.com') => s.deps.accounts.createAccount(plan, email);
   const get = (path: string, token: string) => fetch(s.url + path, { headers: { authorization: `Bearer ${token}` } });
-  const render = (key: string, width = 120) => post(s.url, '/v1/chart', { chart: BAR, width, height: 60 }, { 'x-api-key': key });
+  const render = (key: string, width = 120) => post(s.url, '/v1/chart', { chart: BAR, width, height: 60 }, apiKey(key));
 
   it('GET /billing/info: plan, cycle, limit, usage, period dates and amount due', async () => {
     clock.set(T0);
@@ -74,7 +75,7 @@ describe('billing: account endpoints and lifecycle', function () {
     expect(pdf.status).to.equal(200);
     expect(pdf.headers.get('content-type')).to.equal('application/pdf');
     expect(pdf.headers.get('x-content-type-options')).to.equal('nosniff');
-    const bytes = Buffer.from(await pdf.arrayBuffer());
+    const bytes = await bytesOf(pdf);
     expect(bytes.subarray(0, 5).toString()).to.equal('%PDF-');
     const doc = await PDFDocument.load(bytes, { updateMetadata: false });
     expect(doc.getPageCount()).to.be.greaterThan(0);
@@ -106,7 +107,7 @@ describe('billing: account endpoints and lifecycle', function () {
   it('suspended (day 10 of a failed payment) is read-only: charts served, no generation or keys; analytics still available; payment restores', async () => {
     clock.set(T0);
     const a = await newAccount('starter');
-    const created = await post(s.url, '/v1/chart/create', { chart: BAR, width: 100, height: 50 }, { 'x-api-key': a.api_key });
+    const created = await post(s.url, '/v1/chart/create', { chart: BAR, width: 100, height: 50 }, apiKey(a.api_key));
     expect(created.status).to.equal(201);
     const shortUrl = ((await created.json()) as { url: string }).url;
     await s.deps.billing.paymentFailed(a.account_id);
@@ -128,7 +129,7 @@ describe('billing: account endpoints and lifecycle', function () {
   it('terminated (day 30) deletes the data: key and session stop working', async () => {
     clock.set(T0);
     const a = await newAccount('starter');
-    const created = await post(s.url, '/v1/chart/create', { chart: BAR, width: 120, height: 50 }, { 'x-api-key': a.api_key });
+    const created = await post(s.url, '/v1/chart/create', { chart: BAR, width: 120, height: 50 }, apiKey(a.api_key));
     expect(created.status).to.equal(201);
     const path = new URL(((await created.json()) as { url: string }).url).pathname;
     expect((await fetch(s.url + path)).status).to.equal(200); // now in the memory tier too

@@ -3,7 +3,8 @@
 // exactly the headers, status and bytes the full path gives; everything else still takes the
 // full path (validation, store checks).
 import { expect } from 'chai';
-import { BAR, post, sharedServer, type TestServer } from '../helpers/server.js';
+import { BAR, post, sharedAccount, type TestServer } from '../helpers/server.js';
+import { bytes, type Client } from '../helpers/client.js';
 
 let seq = 0;
 function uniqueChart(): typeof BAR {
@@ -22,13 +23,11 @@ function headersOf(res: Response): Record<string, string> {
 
 describe('cache hits take the short path with the same answers', function () {
   let s: TestServer;
-  let key: string;
+  let api: Client;
   let fast: number;
 
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
+  before(async () => {
+    ({ s, api } = await sharedAccount());
     // counts the answers of the short path (the same service instance the server uses)
     const charts = s.deps.shortCharts;
     const open = s.deps.open;
@@ -54,7 +53,7 @@ describe('cache hits take the short path with the same answers', function () {
   });
 
   async function create(format: 'png' | 'svg' = 'png'): Promise<string> {
-    const res = await post(s.url, '/v1/chart/create', { chart: uniqueChart(), width: 200, height: 120, format }, { 'x-api-key': key });
+    const res = await api.post('/v1/chart/create', { chart: uniqueChart(), width: 200, height: 120, format });
     expect(res.status).to.equal(201);
     return ((await res.json()) as { id: string }).id;
   }
@@ -70,14 +69,14 @@ describe('cache hits take the short path with the same answers', function () {
       expect(headersOf(short)).to.deep.equal(headersOf(full));
       expect(short.headers.get('x-cache-tier')).to.equal('edge');
       expect(short.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/).and.not.equal(full.headers.get('x-request-id'));
-      expect(Buffer.from(await short.arrayBuffer()).equals(Buffer.from(await full.arrayBuffer()))).to.equal(true);
+      expect((await bytes(short)).equals(await bytes(full))).to.equal(true);
       if (format === 'svg') expect(short.headers.get('content-security-policy')).to.contain("default-src 'none'");
 
       // the same config stored twice: the same image, so one ETag names both
       const chart = uniqueChart();
       const ids: string[] = [];
       for (let i = 0; i < 2; i++) {
-        const res = await post(s.url, '/v1/chart/create', { chart, width: 200, height: 120, format }, { 'x-api-key': key });
+        const res = await api.post('/v1/chart/create', { chart, width: 200, height: 120, format });
         ids.push(((await res.json()) as { id: string }).id);
       }
       const first = await fetch(`${s.url}/v1/chart/${ids[0]}`);
@@ -125,7 +124,7 @@ describe('cache hits take the short path with the same answers', function () {
     const short = await fetch(s.url + target);
     expect(fast).to.equal(1);
     expect(headersOf(short)).to.deep.equal(headersOf(full));
-    expect(Buffer.from(await short.arrayBuffer()).equals(Buffer.from(await full.arrayBuffer()))).to.equal(true);
+    expect((await bytes(short)).equals(await bytes(full))).to.equal(true);
     const nm = await fetch(s.url + target, { headers: { 'if-none-match': short.headers.get('etag')! } });
     expect(nm.status).to.equal(304);
     expect(nm.headers.get('x-edit-url')).to.equal(full.headers.get('x-edit-url'));

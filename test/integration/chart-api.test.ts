@@ -1,56 +1,45 @@
 // GET/POST /v1/chart against the real server: real Chromium pages, a real SQLite file.
 import { expect } from 'chai';
-import { BAR, post, sharedServer, type TestServer } from '../helpers/server.js';
-import { decodePng, isPng, pixel } from '../helpers/images.js';
+import { BAR, sharedAccount, type TestServer } from '../helpers/server.js';
+import { apiKey, bytes, type Client, errorOf } from '../helpers/client.js';
+import { decodePng, pixel } from '../helpers/images.js';
 
 describe('GET and POST /v1/chart', function () {
   let s: TestServer;
+  let api: Client;
   let key: string;
-  let enterpriseKey: string;
+  let enterprise: Client;
 
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
-    enterpriseKey = (await s.account('enterprise')).api_key;
+  before(async () => {
+    ({ s, api, key } = await sharedAccount('starter'));
+    enterprise = (await s.client('enterprise')).api;
   });
 
-  const render = (body: unknown, headers: Record<string, string> = { 'x-api-key': key }) => post(s.url, '/v1/chart', body, headers);
-
-  async function errorOf(res: Response): Promise<{ status: number; error: string; detail?: string }> {
-    expect(res.headers.get('content-type')).to.match(/application\/json/);
-    const body = (await res.json()) as { error: string; detail?: string };
-    return { status: res.status, ...body };
-  }
+  const render = (body: unknown, headers?: Record<string, string>) => api.post('/v1/chart', body, headers);
+  const anonymous = (body: unknown, headers?: Record<string, string>) => api.as().post('/v1/chart', body, headers);
 
   it('POST renders a PNG of exactly width x height', async () => {
-    const res = await render({ chart: BAR, width: 640, height: 320 });
-    expect(res.status).to.equal(200);
-    expect(res.headers.get('content-type')).to.equal('image/png');
-    const buf = Buffer.from(await res.arrayBuffer());
-    expect(isPng(buf)).to.equal(true);
-    const png = decodePng(buf);
-    expect([png.width, png.height]).to.deep.equal([640, 320]);
+    // api.png: 200, image/png, a PNG signature
+    const image = await api.png({ chart: BAR, width: 640, height: 320 });
+    expect([image.width, image.height]).to.deep.equal([640, 320]);
   });
 
   it('accepts c as an alias and the config as a JSON string', async () => {
-    const res = await render({ c: JSON.stringify(BAR), width: 100, height: 80 });
-    expect(res.status).to.equal(200);
-    expect(decodePng(Buffer.from(await res.arrayBuffer())).width).to.equal(100);
+    expect((await api.png({ c: JSON.stringify(BAR), width: 100, height: 80 })).width).to.equal(100);
   });
 
   it('GET takes the same fields as query parameters, with api_key in the query', async () => {
     const q = new URLSearchParams({ chart: JSON.stringify(BAR), width: '300', height: '200', api_key: key });
     const res = await fetch(`${s.url}/v1/chart?${q}`);
     expect(res.status).to.equal(200);
-    const png = decodePng(Buffer.from(await res.arrayBuffer()));
-    expect([png.width, png.height]).to.deep.equal([300, 200]);
+    const image = decodePng(await bytes(res));
+    expect([image.width, image.height]).to.deep.equal([300, 200]);
   });
 
   it('transparent by default; backgroundColor fills the canvas', async () => {
-    const clear = decodePng(Buffer.from(await (await render({ chart: BAR, width: 200, height: 100 })).arrayBuffer()));
+    const clear = await api.png({ chart: BAR, width: 200, height: 100 });
     expect(pixel(clear, 0, 0)[3]).to.equal(0);
-    const white = decodePng(Buffer.from(await (await render({ chart: BAR, width: 200, height: 100, backgroundColor: 'rgb(255, 0, 0)' })).arrayBuffer()));
+    const white = await api.png({ chart: BAR, width: 200, height: 100, backgroundColor: 'rgb(255, 0, 0)' });
     expect(pixel(white, 0, 0)).to.deep.equal([255, 0, 0, 255]);
   });
 
@@ -69,13 +58,13 @@ describe('GET and POST /v1/chart', function () {
   it('PDF only for enterprise', async () => {
     const refused = await errorOf(await render({ chart: BAR, width: 200, height: 100, format: 'pdf' }));
     expect(refused).to.include({ status: 400, error: 'invalid_input' });
-    const res = await render({ chart: BAR, width: 200, height: 100, format: 'pdf' }, { 'x-api-key': enterpriseKey });
+    const res = await enterprise.post('/v1/chart', { chart: BAR, width: 200, height: 100, format: 'pdf' });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('application/pdf');
-    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString()).to.equal('%PDF-');
+    expect((await bytes(res)).subarray(0, 5).toString()).to.equal('%PDF-');
   });
 
-  describe('errors carry SPEC codes', () => {
+  describe('errors carry their codes', () => {
     const cases: Array<[string, unknown, number, string]> = [
       ['missing chart', { width: 100, height: 100 }, 400, 'chart_required'],
       ['chart null', { chart: null, width: 100, height: 100 }, 400, 'chart_required'],
@@ -92,7 +81,7 @@ describe('GET and POST /v1/chart', function () {
     ];
     for (const [name, body, status, code] of cases) {
       it(`${name} -> ${status} ${code}`, async () => {
-        expect(await errorOf(await render(body))).to.include({ status, error: code });
+        expect(await api.error('/v1/chart', body)).to.include({ status, error: code });
       });
     }
 
@@ -106,8 +95,8 @@ describe('GET and POST /v1/chart', function () {
       expect(res.headers.get('x-ratelimit-remaining')).to.match(/^\d+$/);
       expect(res.headers.get('x-ratelimit-reset')).to.match(/^\d+$/);
       expect(await errorOf(res)).to.include({ status: 400, error: 'invalid_input' });
-      expect(await errorOf(await render('{"chart":', {}))).to.include({ status: 401, error: 'unauthorized' });
-      const created = await post(s.url, '/v1/chart/create', 'not json', { 'x-api-key': key });
+      expect(await errorOf(await anonymous('{"chart":'))).to.include({ status: 401, error: 'unauthorized' });
+      const created = await api.post('/v1/chart/create', 'not json');
       expect(created.headers.get('x-ratelimit-limit')).to.match(/^\d+$/);
       expect(await errorOf(created)).to.include({ status: 400, error: 'invalid_input' });
     });
@@ -118,16 +107,16 @@ describe('GET and POST /v1/chart', function () {
     });
 
     it('no key, unknown key, wrong-looking key, other header names -> 401 unauthorized', async () => {
-      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, {}))).to.include({ status: 401, error: 'unauthorized' });
-      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, { 'x-api-key': 'live_nope' }))).to.include({ status: 401, error: 'unauthorized' });
-      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, { 'x-api-key': 'sk_something' }))).to.include({ status: 401, error: 'unauthorized' });
-      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, { authorization: `Bearer ${key}` }))).to.include({ status: 401, error: 'unauthorized' });
+      expect(await errorOf(await anonymous({ chart: BAR, width: 10, height: 10 }))).to.include({ status: 401, error: 'unauthorized' });
+      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, apiKey('live_nope')))).to.include({ status: 401, error: 'unauthorized' });
+      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, apiKey('sk_something')))).to.include({ status: 401, error: 'unauthorized' });
+      expect(await errorOf(await anonymous({ chart: BAR, width: 10, height: 10 }, { authorization: `Bearer ${key}` }))).to.include({ status: 401, error: 'unauthorized' });
     });
 
     it('a revoked key -> 401', async () => {
       const acct = await s.account('starter');
       await s.deps.accounts.revokeKey(acct.key_id);
-      expect(await errorOf(await render({ chart: BAR, width: 10, height: 10 }, { 'x-api-key': acct.api_key }))).to.include({ status: 401, error: 'unauthorized' });
+      expect(await errorOf(await api.as(acct.api_key).post('/v1/chart', { chart: BAR, width: 10, height: 10 }))).to.include({ status: 401, error: 'unauthorized' });
     });
 
     it('unknown routes -> 404 not_found error object', async () => {
@@ -138,10 +127,10 @@ describe('GET and POST /v1/chart', function () {
   it('function strings run for authenticated callers (a tick callback changes the image)', async () => {
     const plain = { type: 'bar', data: BAR.data, options: { scales: { y: { ticks: {} } } } };
     const fn = { type: 'bar', data: BAR.data, options: { scales: { y: { ticks: { callback: "function(v){ return v + ' units'; }" } } } } };
-    const a = Buffer.from(await (await render({ chart: plain, width: 300, height: 200 })).arrayBuffer());
+    const a = await bytes(render({ chart: plain, width: 300, height: 200 }));
     const res = await render({ chart: fn, width: 300, height: 200 });
     expect(res.status).to.equal(200);
-    const b = Buffer.from(await res.arrayBuffer());
+    const b = await bytes(res);
     expect(a.equals(b)).to.equal(false);
   });
 
@@ -157,18 +146,19 @@ describe('GET and POST /v1/chart', function () {
   });
 
   it('identical requests give byte-identical PNGs', async () => {
-    const a = Buffer.from(await (await render({ chart: BAR, width: 321, height: 123 })).arrayBuffer());
-    const b = Buffer.from(await (await render({ chart: BAR, width: 321, height: 123 })).arrayBuffer());
-    expect(a.equals(b)).to.equal(true);
+    const a = await api.render({ chart: BAR, width: 321, height: 123 });
+    const b = await api.render({ chart: BAR, width: 321, height: 123 });
+    expect([a.status, b.status]).to.deep.equal([200, 200]);
+    expect(a.body.equals(b.body)).to.equal(true);
   });
 
   it('a pk_test_ key renders with a watermark', async () => {
     const acct = await s.account('starter');
     const test = await s.deps.accounts.createKey(acct.account_id, 'test');
-    const live = Buffer.from(await (await render({ chart: BAR, width: 400, height: 200 }, { 'x-api-key': acct.api_key })).arrayBuffer());
-    const res = await render({ chart: BAR, width: 400, height: 200 }, { 'x-api-key': test.api_key });
+    const live = await bytes(api.as(acct.api_key).post('/v1/chart', { chart: BAR, width: 400, height: 200 }));
+    const res = await api.as(test.api_key).post('/v1/chart', { chart: BAR, width: 400, height: 200 });
     expect(res.status).to.equal(200);
-    const marked = Buffer.from(await res.arrayBuffer());
+    const marked = await bytes(res);
     expect(marked.equals(live)).to.equal(false);
   });
 });

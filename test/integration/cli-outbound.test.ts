@@ -1,24 +1,11 @@
-// The CLI entry points of webhook URLs and e-mail addresses refuse what must never go out
-// (issue 11 item 9): CR/LF in an e-mail, webhooks to loopback/private/metadata addresses.
+// The CLI entry points of webhook URLs and e-mail addresses refuse what must never go out:
+// CR/LF in an e-mail, webhooks to loopback/private/metadata addresses.
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { useCli } from '../helpers/cli.js';
 
 describe('CLI: e-mail addresses and webhook URLs are checked where they enter', function () {
   this.timeout(60000);
-  let dataDir: string;
-  const run = (env: Record<string, string>, ...args: string[]) => {
-    const r = spawnSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-
-  before(() => {
-    if (!existsSync('dist/cli.js')) throw new Error('dist/cli.js missing: run npm run build (npm test does)');
-    dataDir = mkdtempSync(join(tmpdir(), 'chartshot-cli-outbound-'));
-  });
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const { runWith: run } = useCli('chartshot-cli-outbound-');
 
   it('accounts create --email with CR/LF (a second RCPT TO) is refused with one clear line', () => {
     const r = run({}, 'accounts', 'create', '--plan', 'starter', '--email', 'a@example.com\r\nRCPT TO:<x@evil.example>', '--json');

@@ -1,24 +1,16 @@
-// The `chartshot` CLI as CONTRACT §1 names it (built dist/cli.js, real SQLite file).
+// The `chartshot` CLI: its commands, flags and output (built dist/cli.js, real SQLite file).
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { useCli } from '../helpers/cli.js';
+import { apiKey, post } from '../helpers/client.js';
 import { decodePng } from '../helpers/images.js';
 
 describe('the chartshot CLI', function () {
   this.timeout(60000);
-  let dataDir: string;
-  const run = (...args: string[]) => {
-    const r = spawnSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-
-  before(() => {
-    if (!existsSync('dist/cli.js')) throw new Error('dist/cli.js missing: run npm run build (npm test does)');
-    dataDir = mkdtempSync(join(tmpdir(), 'chartshot-cli-'));
-  });
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const cli = useCli('chartshot-cli-');
+  const { run } = cli;
 
   it('accounts create --json prints exactly the five fields, and stores only hashes', () => {
     const r = run('accounts', 'create', '--plan', 'starter', '--email', 'a@example.com', '--json');
@@ -26,8 +18,8 @@ describe('the chartshot CLI', function () {
     const o = JSON.parse(r.out) as Record<string, string>;
     expect(Object.keys(o).sort()).to.deep.equal(['account_id', 'api_key', 'key_id', 'session_token', 'signing_secret']);
     expect(o.api_key).to.match(/^live_/);
-    const db = readFileSync(join(dataDir, 'chartshot.db'));
-    const wal = existsSync(join(dataDir, 'chartshot.db-wal')) ? readFileSync(join(dataDir, 'chartshot.db-wal')) : Buffer.alloc(0);
+    const db = readFileSync(join(cli.dataDir, 'chartshot.db'));
+    const wal = existsSync(join(cli.dataDir, 'chartshot.db-wal')) ? readFileSync(join(cli.dataDir, 'chartshot.db-wal')) : Buffer.alloc(0);
     for (const secret of [o.api_key!, o.session_token!, o.signing_secret!]) {
       expect(db.includes(secret) || wal.includes(secret), 'secret stored in clear').to.equal(false);
     }
@@ -65,7 +57,7 @@ describe('the chartshot CLI', function () {
   });
 
   it('a bad environment value refuses to start with the variable named', () => {
-    const r = spawnSync('node', ['dist/cli.js', 'serve'], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'eighty' }, encoding: 'utf8' });
+    const r = spawnSync('node', ['dist/cli.js', 'serve'], { env: { ...process.env, DATA_DIR: cli.dataDir, PORT: 'eighty' }, encoding: 'utf8' });
     expect(r.status).not.to.equal(0);
     expect(r.stderr).to.contain('PORT');
   });
@@ -74,7 +66,7 @@ describe('the chartshot CLI', function () {
     const acct = JSON.parse(run('accounts', 'create', '--plan', 'starter', '--json').out) as { api_key: string };
     const port = 20000 + Math.floor(Math.random() * 20000);
     const child = spawn('node', ['dist/cli.js', 'serve'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', POOL_SIZE: '1', LOG_LEVEL: 'info' },
+      env: { ...process.env, DATA_DIR: cli.dataDir, PORT: String(port), HOST: '127.0.0.1', POOL_SIZE: '1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let logs = '';
@@ -87,11 +79,7 @@ describe('the chartshot CLI', function () {
     }
     // A render that takes a while, then SIGTERM while it is in flight.
     const slow = { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { title: { display: true, text: 'function(){ var t=Date.now(); while(Date.now()-t<700){} return "slow"; }' } } } };
-    const inflight = fetch(`http://127.0.0.1:${port}/v1/chart`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key },
-      body: JSON.stringify({ chart: slow, width: 200, height: 100 }),
-    });
+    const inflight = post(`http://127.0.0.1:${port}`, '/v1/chart', { chart: slow, width: 200, height: 100 }, apiKey(acct.api_key));
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGTERM');
     const res = await inflight;
@@ -105,14 +93,14 @@ describe('the chartshot CLI', function () {
   });
 
   it('render works offline with the same engine (png and svg)', () => {
-    const cfg = join(dataDir, 'chart.json');
+    const cfg = join(cli.dataDir, 'chart.json');
     writeFileSync(cfg, JSON.stringify({ type: 'line', data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'x', data: [1, 3, 2] }] } }));
-    const png = join(dataDir, 'out.png');
+    const png = join(cli.dataDir, 'out.png');
     const r = run('render', cfg, '-o', png, '--width', '320', '--height', '200');
     expect(r.code, r.err).to.equal(0);
     const img = decodePng(readFileSync(png));
     expect([img.width, img.height]).to.deep.equal([320, 200]);
-    const svg = join(dataDir, 'out.svg');
+    const svg = join(cli.dataDir, 'out.svg');
     expect(run('render', cfg, '-o', svg, '--format', 'svg').code).to.equal(0);
     expect(readFileSync(svg, 'utf8')).to.match(/^<svg[^>]*width="800"/);
   });

@@ -1,12 +1,13 @@
-// Issue 11, items 1 and 2: what a render hands back is bounded and cannot script. Caller code
+// What a render hands back is bounded and cannot script. Caller code
 // (function strings on authenticated endpoints) tries to forge or inflate the image, smuggle
 // script into the SVG and flood Node through the console; each attack is a test here.
 import { expect } from 'chai';
-import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, post, sharedAccount, startTestServer, type TestServer } from '../helpers/server.js';
 import { imageLimit, SVG_BASE_BYTES, SVG_BYTES_PER_PIXEL } from '../../src/services/render.js';
 import { decodePng, isPng } from '../helpers/images.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import type { CDPSession, Page } from 'puppeteer-core';
+import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
 /** Page events that carry caller-controlled strings to Node. */
 const WATCHED = ['Runtime.consoleAPICalled', 'Runtime.exceptionThrown', 'Log.entryAdded', 'Network.requestWillBeSent', 'Audits.issueAdded', 'Fetch.requestPaused'] as const;
@@ -55,13 +56,13 @@ function expectInert(svg: string): void {
   expect(svg).to.include('&lt;/text&gt;&lt;script&gt;');
 }
 
-describe('containment: bounded output that cannot script (issue 11)', function () {
+describe('containment: bounded output that cannot script', function () {
   this.timeout(180000);
   let s: TestServer;
   let key: string;
 
   const send = (chart: unknown, extra: Record<string, unknown> = {}) =>
-    post(s.url, '/v1/chart', { chart, width: 400, height: 200, ...extra }, { 'x-api-key': key });
+    post(s.url, '/v1/chart', { chart, width: 400, height: 200, ...extra }, apiKey(key));
   const json = async (res: Response) => (await res.json()) as { error?: string; detail?: string; id?: string; url?: string };
 
   before(async () => {
@@ -70,9 +71,7 @@ describe('containment: bounded output that cannot script (issue 11)', function (
     s = await startTestServer({ poolSize: 1, renderTimeoutMs: 3000, pageMaxRenders: 100000, maxImageBytes: 4 * 1024 * 1024 });
     key = (await s.account('enterprise')).api_key;
   });
-  after(async () => {
-    await s?.stop();
-  });
+  after(() => s?.stop());
 
   describe('PNG', () => {
     it('a function overriding HTMLCanvasElement.prototype.toDataURL cannot forge or inflate the image', async () => {
@@ -86,7 +85,7 @@ describe('containment: bounded output that cannot script (issue 11)', function (
         performance.now = function(){ return 'x'.repeat(1024); };`;
       const res = await send({ ...BAR, plugins: [{ id: 'forge', afterRender: `function(){ ${forge} }` }] });
       expect(res.status, await res.clone().text().then((t) => t.slice(0, 200))).to.equal(200);
-      const png = Buffer.from(await res.arrayBuffer());
+      const png = await bytes(res);
       expect(isPng(png)).to.equal(true);
       expect(png.length).to.be.below(200 * 1024);
       const img = decodePng(png);
@@ -98,7 +97,7 @@ describe('containment: bounded output that cannot script (issue 11)', function (
         Object.defineProperty(Chart, 'instances', { get: function(){ throw new Error(big); } }); throw new Error(big);`;
       const res = await send({ ...BAR, plugins: [{ id: 'boom', afterDestroy: `function(){ ${hook} }` }] });
       expect(res.status, await res.clone().text().then((t) => t.slice(0, 200))).to.equal(200);
-      expect(isPng(Buffer.from(await res.arrayBuffer()))).to.equal(true);
+      expect(isPng(await bytes(res))).to.equal(true);
     });
 
     it('a canvas resized by caller code is refused (400), and the next render is fine', async () => {
@@ -113,14 +112,14 @@ describe('containment: bounded output that cannot script (issue 11)', function (
       const noise = `var c = chart.ctx, w = chart.width, h = chart.height, d = c.createImageData(w, h);
         for (var i = 0; i < d.data.length; i++) d.data[i] = (Math.random() * 256) | 0; c.putImageData(d, 0, 0);`;
       const body = { chart: withAfterDraw(noise), width: 1600, height: 1200 };
-      const res = await post(s.url, '/v1/chart', body, { 'x-api-key': key });
+      const res = await post(s.url, '/v1/chart', body, apiKey(key));
       expect(res.status).to.equal(400);
       const e = await json(res);
       expect(e.error).to.equal('invalid_input');
       expect(e.detail).to.match(/^the image would be \d+ bytes; at most MAX_IMAGE_BYTES = 4194304$/);
 
       const acct = await s.account('enterprise');
-      const created = await post(s.url, '/v1/chart/create', body, { 'x-api-key': acct.api_key });
+      const created = await post(s.url, '/v1/chart/create', body, apiKey(acct.api_key));
       expect(created.status).to.equal(400);
       expect((await json(created)).detail).to.match(/MAX_IMAGE_BYTES = 4194304/);
       const row = (s.deps.store as SqliteStore).db
@@ -130,13 +129,13 @@ describe('containment: bounded output that cannot script (issue 11)', function (
 
       const next = await send(BAR);
       expect(next.status).to.equal(200);
-      expect(isPng(Buffer.from(await next.arrayBuffer()))).to.equal(true);
+      expect(isPng(await bytes(next))).to.equal(true);
     });
   });
 
   describe('SVG', () => {
     it('script, handlers, foreignObject, external references and a 150 MB comment never reach a short URL', async () => {
-      const created = await post(s.url, '/v1/chart/create', { chart: withAfterDraw(SVG_ATTACK(150)), width: 400, height: 200, format: 'svg' }, { 'x-api-key': key });
+      const created = await post(s.url, '/v1/chart/create', { chart: withAfterDraw(SVG_ATTACK(150)), width: 400, height: 200, format: 'svg' }, apiKey(key));
       expect(created.status, JSON.stringify(await created.clone().json())).to.equal(201);
       const { id } = await json(created);
       const res = await fetch(`${s.url}/v1/chart/${id}`);
@@ -272,14 +271,14 @@ describe('containment: bounded output that cannot script (issue 11)', function (
     it('POST and GET /v1/chart, GET /v1/chart/{id} and the automation download, in every format', async () => {
       for (const format of formats) {
         const body = { chart: BAR, width: 300, height: 150, format };
-        const posted = await post(s.url, '/v1/chart', body, { 'x-api-key': key });
+        const posted = await post(s.url, '/v1/chart', body, apiKey(key));
         expectImageHeaders(posted, `POST /v1/chart ${format}`);
         await posted.arrayBuffer();
         const q = new URLSearchParams({ chart: JSON.stringify(BAR), width: '300', height: '150', format, api_key: key });
         const got = await fetch(`${s.url}/v1/chart?${q}`);
         expectImageHeaders(got, `GET /v1/chart ${format}`);
         await got.arrayBuffer();
-        const created = await post(s.url, '/v1/chart/create', body, { 'x-api-key': key });
+        const created = await post(s.url, '/v1/chart/create', body, apiKey(key));
         expect(created.status).to.equal(201);
         const { id } = await json(created);
         for (const path of [`/v1/chart/${id}`, `/v1/chart/${id}`]) {
@@ -290,7 +289,7 @@ describe('containment: bounded output that cannot script (issue 11)', function (
         }
       }
       for (const format of ['png', 'svg'] as const) {
-        const made = await post(s.url, '/v1/zapier/bar-chart', { title: 'T', labels: 'a,b', values: '1,2', width: 300, height: 200, format }, { 'x-api-key': key });
+        const made = await post(s.url, '/v1/zapier/bar-chart', { title: 'T', labels: 'a,b', values: '1,2', width: 300, height: 200, format }, apiKey(key));
         expect(made.status).to.equal(201);
         const { download_url } = (await made.json()) as { download_url: string };
         const dl = await fetch(s.url + new URL(download_url).pathname);
@@ -309,19 +308,17 @@ describe('containment: bounded output that cannot script (issue 11)', function (
   });
 });
 
-describe('containment: an SVG is bounded by its size too (issue 11)', function () {
+describe('containment: an SVG is bounded by its size too', function () {
   this.timeout(120000);
 
   it('a 100x100 SVG stuffed with 10 MB of text is refused under the default MAX_IMAGE_BYTES, naming the per-size bound', async () => {
-    const s = await sharedServer();
-    const { api_key } = await s.account('starter');
+    const { s, key: api_key } = await sharedAccount();
     const big = `var t = document.createElementNS('http://www.w3.org/2000/svg', 'text'); t.textContent = 'y'.repeat(10 * 1024 * 1024); chart.ctx.__root.appendChild(t);`;
-    const res = await post(s.url, '/v1/chart', { chart: withAfterDraw(big), width: 100, height: 100, format: 'svg' }, { 'x-api-key': api_key });
-    expect(res.status).to.equal(400);
-    const e = (await res.json()) as { error: string; detail: string };
-    expect(e.error).to.equal('invalid_input');
+    const res = await post(s.url, '/v1/chart', { chart: withAfterDraw(big), width: 100, height: 100, format: 'svg' }, apiKey(api_key));
+    const e = await errorOf(res);
+    expect(e).to.include({ status: 400, error: 'invalid_input' });
     const bound = SVG_BASE_BYTES + SVG_BYTES_PER_PIXEL * 100 * 100;
-    expect(e.detail).to.equal(`the image would be ${e.detail.match(/be (\d+) bytes/)![1]} bytes; at most ${bound} for a 100x100 SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`);
+    expect(e.detail).to.equal(`the image would be ${e.detail!.match(/be (\d+) bytes/)![1]} bytes; at most ${bound} for a 100x100 SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`);
     expect(imageLimit('svg', 100, 100, 1000)).to.equal(1000);
     expect(imageLimit('png', 8000, 8000, undefined)).to.equal(undefined);
   });

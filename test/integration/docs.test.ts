@@ -9,10 +9,7 @@ import { sharedServer, type TestServer } from '../helpers/server.js';
 
 describe('GET /docs', function () {
   let s: TestServer;
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-  });
+  before(async () => (s = await sharedServer()));
 
   it('/docs (and /docs/) is an HTML page that loads only local assets', async () => {
     expect((await fetch(`${s.url}/docs`)).status).to.equal(200);

@@ -1,4 +1,4 @@
-// Browser faults under load (issue 7, part 1): the Chromium process SIGKILLed while 8 clients
+// Browser faults under load: the Chromium process SIGKILLed while 8 clients
 // render in a loop, and one page's renderer process killed (idle, then mid-render). Every
 // request gets an image or a clean 500/503 in bounded time, the pool heals by itself, and no
 // Chromium process or profile directory outlives the server.
@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { unlimitedAccount } from '../helpers/accounts.js';
+import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,7 +84,7 @@ interface Outcome {
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-describe('browser faults (issue 7, part 1)', function () {
+describe('browser faults', function () {
   this.timeout(120000);
 
   it('SIGKILL of Chromium under 8 concurrent clients: every request answered in time, the pool relaunches, nothing is left behind', async () => {
@@ -115,8 +116,8 @@ describe('browser faults (issue 7, part 1)', function () {
           const chart = { ...BAR, data: { ...BAR.data, datasets: [{ label: 'Revenue', data: [12, 19, 3, i] }] } };
           const sentAt = Date.now();
           try {
-            const res = await post(s.url, '/v1/chart', { chart, width: 320, height: 160 }, { 'x-api-key': key });
-            const body = Buffer.from(await res.arrayBuffer());
+            const res = await post(s.url, '/v1/chart', { chart, width: 320, height: 160 }, apiKey(key));
+            const body = await bytes(res);
             let error: string | undefined;
             if (res.status !== 200) error = (JSON.parse(body.toString('utf8')) as { error?: string }).error;
             if (res.status === 200 && sentAt > killedAt) healedClient.add(c);
@@ -193,8 +194,8 @@ describe('browser faults (issue 7, part 1)', function () {
     // long enough that a slow machine never reaches it while the test looks for the busy renderer
     const RENDER_TIMEOUT_MS = 20000;
     const render = async (chart: unknown) => {
-      const res = await post(s.url, '/v1/chart', { chart, width: 300, height: 150 }, { 'x-api-key': key });
-      return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+      const res = await post(s.url, '/v1/chart', { chart, width: 300, height: 150 }, apiKey(key));
+      return { status: res.status, body: await bytes(res) };
     };
     before(async () => {
       s = await startTestServer({ poolSize: 1, renderTimeoutMs: RENDER_TIMEOUT_MS });
@@ -242,7 +243,7 @@ describe('browser faults (issue 7, part 1)', function () {
       // only renderers that existed before the request: the page's is one of them, while a
       // spare Chromium starts meanwhile would show its own start-up CPU
       const base = new Map(renderersOf(profile).map((p) => [p.pid, cpuTicks(p.pid)]));
-      const pending = post(s.url, '/v1/chart', { chart: slow, width: 300, height: 150 }, { 'x-api-key': key });
+      const pending = post(s.url, '/v1/chart', { chart: slow, width: 300, height: 150 }, apiKey(key));
       // The page's renderer is the one burning CPU in the callback: watch until one has burnt
       // 200 ms of CPU since the request was sent, however long this machine takes to get there.
       let hot: { pid: number; used: number } | undefined;
@@ -254,10 +255,8 @@ describe('browser faults (issue 7, part 1)', function () {
       }, RENDER_TIMEOUT_MS - 2000);
       expect(found, `a renderer busy in the callback (busiest: ${JSON.stringify(hot)})`).to.equal(true);
       process.kill(hot!.pid, 'SIGKILL');
-      const res = await pending;
-      expect(res.status).to.equal(500);
-      const body = (await res.json()) as { error: string; detail?: string };
-      expect(body.error).to.equal('render_failed');
+      const body = await errorOf(pending);
+      expect(body).to.include({ status: 500, error: 'render_failed' });
       // answered because the renderer died, not by the render timeout (its detail says "took longer than")
       expect(body.detail ?? '').to.not.match(/longer than/);
       const next = await render(BAR);

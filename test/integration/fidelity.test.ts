@@ -1,6 +1,6 @@
 // Fidelity: a chartshot PNG must be pixel-identical to what Chart.js draws on a plain
 // <canvas width=W height=H> in the same Chromium, with nothing but responsive/animation off
-// and devicePixelRatio 1 (CONTRACT §2). The reference page is built here from the same
+// and devicePixelRatio 1. The reference page is built here from the same
 // vendored scripts, without the harness.
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -9,8 +9,9 @@ import type { Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser } from '../../src/render/browser.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { post, sharedServer, type TestServer } from '../helpers/server.js';
+import { post, sharedAccount, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio } from '../helpers/images.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const vendor = (f: string) => readFileSync(join('renderer-page/vendor', f), 'utf8');
 
@@ -22,8 +23,7 @@ describe('fidelity with a plain Chart.js page', function () {
   let page: Page;
 
   before(async () => {
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
+    ({ s, key } = await sharedAccount());
     lb = await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent'));
     page = await lb.browser.newPage();
     const scripts = ['chart.umd.js', 'chartjs-adapter-date-fns.js', 'chartjs-plugin-annotation.js', 'chartjs-plugin-datalabels.js']
@@ -103,8 +103,8 @@ describe('fidelity with a plain Chart.js page', function () {
   for (const file of readdirSync('fixtures/golden').filter((f) => f.endsWith('.json')).sort()) {
     it(`${file.replace('.json', '')}: SVG rasterised matches the PNG`, async () => {
       const fx = JSON.parse(readFileSync(join('fixtures/golden', file), 'utf8')) as { width: number; height: number };
-      const png = Buffer.from(await (await post(s.url, '/v1/chart', fx, { 'x-api-key': key })).arrayBuffer());
-      const svg = await (await post(s.url, '/v1/chart', { ...fx, format: 'svg' }, { 'x-api-key': key })).text();
+      const png = await bytes(post(s.url, '/v1/chart', fx, apiKey(key)));
+      const svg = await (await post(s.url, '/v1/chart', { ...fx, format: 'svg' }, apiKey(key))).text();
       const ratio = diffRatio(await rasterise(svg, fx.width, fx.height), png);
       expect(ratio, `${(ratio * 100).toFixed(2)}% of pixels differ`).to.be.at.most(0.01);
     });
@@ -115,9 +115,9 @@ describe('fidelity with a plain Chart.js page', function () {
       const fx = JSON.parse(readFileSync(join('fixtures/golden', file), 'utf8')) as {
         chart: Record<string, unknown>; width: number; height: number; backgroundColor?: string;
       };
-      const res = await post(s.url, '/v1/chart', fx, { 'x-api-key': key });
+      const res = await post(s.url, '/v1/chart', fx, apiKey(key));
       expect(res.status).to.equal(200);
-      const ours = decodePng(Buffer.from(await res.arrayBuffer()));
+      const ours = decodePng(await bytes(res));
       const ref = decodePng(await reference(fx.chart, fx.width, fx.height, fx.backgroundColor ?? null));
       expect([ours.width, ours.height]).to.deep.equal([ref.width, ref.height]);
       let differing = 0;

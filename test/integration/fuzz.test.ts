@@ -1,8 +1,8 @@
-// Issue 7 part 3: property-based fuzzing of every endpoint against the real server (real
+// Property-based fuzzing of every endpoint against the real server (real
 // Chromium, real SQLite). Thousands of random and mutated requests; for every one: a client
 // mistake is a 4xx, never a 500 (a genuine render failure, 500 render_failed, is counted and
-// reported); every error body is SPEC's error object {error, detail?} with a code from SPEC's
-// tables at its table status (plus 503 service_unavailable); every request completes within
+// reported); every error body is the error object {error, detail?} with a documented code
+// at its documented status (plus 503 service_unavailable); every request completes within
 // REQUEST_BOUND_MS; the server answers /v1/status after each property; nothing reaches
 // Object.prototype of the (in-process) server.
 //
@@ -13,12 +13,13 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { Agent, request as httpRequest } from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey } from '../helpers/client.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 7_0307);
 const RUNS_OVERRIDE = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : null;
 const REQUEST_BOUND_MS = 15_000;
 
-/** SPEC's error tables (and 503 for overload): the only codes an error body may carry, at these statuses. */
+/** The documented error codes (and 503 for overload): the only codes an error body may carry, at these statuses. */
 const STATUS_OF: Record<string, number> = {
   invalid_input: 400,
   chart_required: 400,
@@ -210,7 +211,7 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
   let agent: Agent;
   let host: string;
   let port: number;
-  let apiKey: string;
+  let entKey: string;
   let trialKey: string;
   let session: string;
   let chartId: string;
@@ -229,10 +230,10 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
     agent = new Agent({ keepAlive: true, maxSockets: 4 });
     const ent = await s.account('enterprise');
     await s.deps.billing.setCustomLimits(ent.account_id, { perMinute: 1_000_000, perHour: 10_000_000, burst: 1_000_000 });
-    apiKey = ent.api_key;
+    entKey = ent.api_key;
     session = ent.session_token;
     trialKey = (await s.account('trial')).api_key;
-    const created = await send({ method: 'POST', path: '/v1/chart/create', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ chart: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 40, height: 30 }) });
+    const created = await send({ method: 'POST', path: '/v1/chart/create', headers: { 'content-type': 'application/json', ...apiKey(entKey) }, body: JSON.stringify({ chart: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 40, height: 30 }) });
     expect(created!.status).to.equal(201);
     chartId = (JSON.parse(created!.body.toString()) as { id: string }).id;
   });
@@ -295,7 +296,7 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
       renderFailures.push(`${what} <- ${(r.body ?? '').slice(0, 400)}`);
       return;
     }
-    // 405 (a method the path does not take, with Allow) is the one status outside SPEC's table.
+    // 405 (a method the path does not take, with Allow) is the one status outside the documented codes.
     if (res.status === 405) expect(code, what).to.equal('invalid_input');
     else expect(res.status, `a client mistake answered ${res.status}: ${what}`).to.equal(STATUS_OF[code]);
     expect(res.status, what).to.not.equal(500);
@@ -307,7 +308,7 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
     expect((JSON.parse(res!.body.toString()) as { status: string }).status).to.be.a('string');
   }
 
-  const json = (key: string | null, extra: Record<string, string> = {}) => ({ 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...extra });
+  const json = (key: string | null, extra: Record<string, string> = {}) => ({ 'content-type': 'application/json', ...(key ? apiKey(key) : {}), ...extra });
   const POST_PATHS = ['/v1/chart', '/v1/chart/create', '/v1/zapier/bar-chart', '/v1/zapier/line-chart', '/v1/zapier/pie-chart', '/v1/zapier/multi-series-chart', '/signup/anon'] as const;
 
   it('POST endpoints: arbitrary JSON, deep nesting, non-JSON and bad Content-Type never give a 500', async () => {
@@ -317,8 +318,8 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
       { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('{', '{"a":', '[1,', 'chart=1&width=2', '\u0000', '{"a":1}{"b":2}', 'NaN', '{"width": NaN}', "{'a':1}")) },
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...POST_PATHS), body, fc.constantFrom(...CONTENT_TYPES), fc.constantFrom<string | null>(apiKey, apiKey, trialKey, null), async (path, b, type, key) => {
-        await check({ method: 'POST', path, headers: { ...(type ? { 'content-type': type } : {}), ...(key ? { 'x-api-key': key } : {}) }, body: b });
+      fc.asyncProperty(fc.constantFrom(...POST_PATHS), body, fc.constantFrom(...CONTENT_TYPES), fc.constantFrom<string | null>(entKey, entKey, trialKey, null), async (path, b, type, key) => {
+        await check({ method: 'POST', path, headers: { ...(type ? { 'content-type': type } : {}), ...(key ? apiKey(key) : {}) }, body: b });
       }),
       params(500),
     );
@@ -328,7 +329,7 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
   it('chart requests: mutated valid bodies (fields removed, wrong types, huge and negative numbers, unicode, prototype keys)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('/v1/chart', '/v1/chart/create'), mutate(validChartBody as fc.Arbitrary<Json>), async (path, b) => {
-        await check({ method: 'POST', path, headers: json(apiKey), body: b });
+        await check({ method: 'POST', path, headers: json(entKey), body: b });
       }),
       params(500),
     );
@@ -345,7 +346,7 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
     );
     await fc.assert(
       fc.asyncProperty(bodies, async ([path, b]) => {
-        await check({ method: 'POST', path, headers: json(apiKey), body: b });
+        await check({ method: 'POST', path, headers: json(entKey), body: b });
       }),
       params(350),
     );
@@ -362,8 +363,8 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
     const q = queryString(['chart', 'c', 'width', 'height', 'format', 'backgroundColor', 'api_key', 'sig', 'exp', 'key_id'], [valid]);
     await fc.assert(
       fc.asyncProperty(q, fc.constantFrom<'key' | 'query' | 'none' | 'garbage'>('key', 'key', 'query', 'none', 'garbage'), headerGarbage, async (qs, auth, garbage) => {
-        const headers: Record<string, string> = auth === 'key' ? { 'x-api-key': apiKey } : auth === 'garbage' ? { 'x-api-key': garbage } : {};
-        const query = auth === 'query' ? `${qs}&api_key=${apiKey}` : qs;
+        const headers: Record<string, string> = auth === 'key' ? apiKey(entKey) : auth === 'garbage' ? apiKey(garbage) : {};
+        const query = auth === 'query' ? `${qs}&api_key=${entKey}` : qs;
         await check({ method: 'GET', path: `/v1/chart?${query}`, headers });
       }),
       params(400),
@@ -394,8 +395,8 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
     );
     const route = fc.constantFrom('/v1/chart/{}', '/v1/chart/{}/download', '/v1/chart/{}/preview', '/v1/metrics/{}', '/v1/chart/{}/{}', '/billing/invoices/{}/pdf');
     await fc.assert(
-      fc.asyncProperty(route, id, fc.option(headerGarbage), fc.constantFrom<string | null>(apiKey, trialKey, null, 'live_garbage'), async (r, i, inm, key) => {
-        const headers: Record<string, string> = { ...(inm !== null ? { 'if-none-match': inm } : {}), ...(key ? { 'x-api-key': key } : {}), authorization: `Bearer ${session}` };
+      fc.asyncProperty(route, id, fc.option(headerGarbage), fc.constantFrom<string | null>(entKey, trialKey, null, 'live_garbage'), async (r, i, inm, key) => {
+        const headers: Record<string, string> = { ...(inm !== null ? { 'if-none-match': inm } : {}), ...(key ? apiKey(key) : {}), authorization: `Bearer ${session}` };
         await check({ method: 'GET', path: r.replaceAll('{}', i), headers });
       }),
       params(350),
@@ -439,16 +440,16 @@ describe('fuzzing every endpoint (fast-check, real server)', function () {
   it('found by fuzzing: automation text that reads like code is drawn as text, never run', async () => {
     // A title of "function(){while(true){}}" used to be revived as a function and hang the page
     // until the render timeout (500 render_failed).
-    const res = await send({ method: 'POST', path: '/v1/zapier/bar-chart', headers: json(apiKey), body: JSON.stringify({ title: 'function(){while(true){}}', labels: 'a,b,c', values: '1,2,3', width: 90, height: 80 }) });
+    const res = await send({ method: 'POST', path: '/v1/zapier/bar-chart', headers: json(entKey), body: JSON.stringify({ title: 'function(){while(true){}}', labels: 'a,b,c', values: '1,2,3', width: 90, height: 80 }) });
     expect(res!.status, res!.body.toString()).to.equal(201);
-    const deep = await send({ method: 'POST', path: '/v1/zapier/line-chart', headers: json(apiKey), body: '{"a":'.repeat(5000) + '1' + '}'.repeat(5000) });
+    const deep = await send({ method: 'POST', path: '/v1/zapier/line-chart', headers: json(entKey), body: '{"a":'.repeat(5000) + '1' + '}'.repeat(5000) });
     expect(deep!.status).to.equal(400);
     expect(JSON.parse(deep!.body.toString())).to.deep.include({ error: 'invalid_input' });
   });
 
   it('afterwards: the server still renders, and nothing reached Object.prototype', async () => {
     await alive();
-    const res = await send({ method: 'POST', path: '/v1/chart', headers: json(apiKey), body: JSON.stringify({ chart: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 50, height: 40 }) });
+    const res = await send({ method: 'POST', path: '/v1/chart', headers: json(entKey), body: JSON.stringify({ chart: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 50, height: 40 }) });
     expect(res!.status).to.equal(200);
     expect(Object.getOwnPropertyNames(Object.prototype).sort().join(',')).to.equal(protoBefore);
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined);

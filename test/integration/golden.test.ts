@@ -5,8 +5,9 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { post, sharedServer, type TestServer } from '../helpers/server.js';
+import { post, sharedAccount, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio } from '../helpers/images.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const FIXTURES = 'fixtures/golden';
 const GOLDEN = 'test/golden';
@@ -16,18 +17,15 @@ describe('golden images', function () {
   this.timeout(60000);
   let s: TestServer;
   let key: string;
-  before(async () => {
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
-  });
+  before(async () => ({ s, key } = await sharedAccount()));
 
   for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort()) {
     const name = file.replace(/\.json$/, '');
     it(`${name} matches its golden PNG`, async () => {
       const fixture = JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as { width: number; height: number };
-      const res = await post(s.url, '/v1/chart', fixture, { 'x-api-key': key });
+      const res = await post(s.url, '/v1/chart', fixture, apiKey(key));
       expect(res.status, await res.clone().text().then((t) => t.slice(0, 200))).to.equal(200);
-      const png = Buffer.from(await res.arrayBuffer());
+      const png = await bytes(res);
       const img = decodePng(png);
       expect([img.width, img.height]).to.deep.equal([fixture.width, fixture.height]);
       const goldenPath = join(GOLDEN, `${name}.png`);
@@ -49,7 +47,7 @@ describe('golden images', function () {
   it('SVG output of every fixture is well-formed vector SVG of the requested size', async () => {
     for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.json'))) {
       const fixture = JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as { width: number; height: number };
-      const res = await post(s.url, '/v1/chart', { ...fixture, format: 'svg' }, { 'x-api-key': key });
+      const res = await post(s.url, '/v1/chart', { ...fixture, format: 'svg' }, apiKey(key));
       expect(res.status, file).to.equal(200);
       const svg = await res.text();
       expect(svg, file).to.match(new RegExp(`<svg[^>]*\\swidth="${fixture.width}"`));

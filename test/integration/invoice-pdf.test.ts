@@ -1,10 +1,11 @@
-// Issue 11 item 7 (invoice PDFs): printing passes a gate of its own (one print at a time, a
+// Invoice PDFs: printing passes a gate of its own (one print at a time, a
 // bounded queue, 503 past it), an invoice is printed once and then served from the store, and
 // a plain render still gets its page during a burst of downloads. Real Chromium.
 import { expect } from 'chai';
 import type { Browser, Target } from 'puppeteer-core';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { FakeClock } from '../helpers/clock.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const T0 = Date.UTC(2025, 3, 1);
 const NEXT = Date.UTC(2025, 4, 1);
@@ -33,7 +34,7 @@ function pageWatcher(browser: Browser) {
   });
 }
 
-describe('invoice PDFs go through a gate and are printed once (issue 11)', function () {
+describe('invoice PDFs go through a gate and are printed once', function () {
   this.timeout(180000);
   const POOL = 2;
   let s: TestServer;
@@ -68,7 +69,7 @@ describe('invoice PDFs go through a gate and are printed once (issue 11)', funct
     const printedBefore = s.deps.pool.stats().prints!.printed;
     try {
       const responses = await Promise.all(Array.from({ length: 40 }, () => get(`/billing/invoices/${id}/pdf`, token!)));
-      const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, type: r.headers.get('content-type'), body: Buffer.from(await r.arrayBuffer()) })));
+      const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, type: r.headers.get('content-type'), body: await bytes(r) })));
       for (const b of bodies) {
         expect(b.status).to.equal(200);
         expect(b.type).to.equal('application/pdf');
@@ -82,7 +83,7 @@ describe('invoice PDFs go through a gate and are printed once (issue 11)', funct
       // Stored: another download prints nothing and opens no page.
       const again = await get(`/billing/invoices/${id}/pdf`, token!);
       expect(again.status).to.equal(200);
-      expect(Buffer.from(await again.arrayBuffer()).equals(bodies[0]!.body)).to.equal(true);
+      expect((await bytes(again)).equals(bodies[0]!.body)).to.equal(true);
       expect(s.deps.pool.stats().prints!.printed - printedBefore).to.equal(1);
       expect(watch.created).to.equal(1);
     } finally {
@@ -98,7 +99,7 @@ describe('invoice PDFs go through a gate and are printed once (issue 11)', funct
     const sampler = setInterval(() => (maxRunning = Math.max(maxRunning, s.deps.pool.stats().prints!.running)), 5);
     try {
       const downloads = list.map(([token, id]) => get(`/billing/invoices/${id}/pdf`, token));
-      const plain = await post(s.url, '/v1/chart', { chart: BAR, width: 200, height: 100 }, { 'x-api-key': key });
+      const plain = await post(s.url, '/v1/chart', { chart: BAR, width: 200, height: 100 }, apiKey(key));
       expect(plain.status, 'plain render during the burst').to.equal(200);
       const responses = await Promise.all(downloads);
       let ok = 0;

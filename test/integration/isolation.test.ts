@@ -1,10 +1,11 @@
-// Issue 11 item 3: one render's page state (storage, cookies, IndexedDB, caches, window.name)
+// One render's page state (storage, cookies, IndexedDB, caches, window.name)
 // is invisible to the next, on the same page after a reset and on the other pages of the pool;
 // popups are blocked by the browser, so window.open returns null and no target is created.
 // Real Chromium, function configs on the keys of two accounts.
 import { expect } from 'chai';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { post, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey } from '../helpers/client.js';
 
 const DATA = { labels: ['a', 'b'], datasets: [{ label: 'x', data: [1, 2] }] };
 
@@ -64,7 +65,7 @@ const WRITE_AND_WAIT = `(async () => {
   return true;
 })()`;
 
-describe('page state is private to one render (issue 11)', function () {
+describe('page state is private to one render', function () {
   this.timeout(120000);
   let s: TestServer;
   let keyA: string;
@@ -77,7 +78,7 @@ describe('page state is private to one render (issue 11)', function () {
   });
   after(async () => s?.stop());
 
-  const render = (key: string, chart: unknown) => post(s.url, '/v1/chart', { chart, width: 300, height: 150, format: 'svg' }, { 'x-api-key': key });
+  const render = (key: string, chart: unknown) => post(s.url, '/v1/chart', { chart, width: 300, height: 150, format: 'svg' }, apiKey(key));
   const svgOf = async (res: Response) => {
     expect(res.status).to.equal(200);
     return res.text();

@@ -2,13 +2,14 @@
 // headers and windows at their boundaries, the trial cap and expiry, exact counting under
 // concurrency, uncounted failures and test keys, counters that survive a restart, trial sign-up.
 import { expect } from 'chai';
-import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, type Credentials, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
 import { createHash, createHmac } from 'node:crypto';
 import { loadMasterKey } from '../../src/store/masterKey.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
+import { apiKey } from '../helpers/client.js';
 
-type Creds = Awaited<ReturnType<TestServer['account']>>;
+type Creds = Credentials;
 
 describe('plan limits, usage counting and trial keys', function () {
   this.timeout(120000);
@@ -20,14 +21,12 @@ describe('plan limits, usage counting and trial keys', function () {
     clock = new FakeClock(Date.UTC(2025, 2, 3, 10, 0, 0));
     s = await startTestServer({ poolSize: 1, trustProxy: true }, { clock, schedulerIntervalMs: 0, outbox: { pollMs: 0 } });
   });
-  after(async () => {
-    await s?.stop();
-  });
+  after(() => s?.stop());
 
   const chart = (key: string, body: Record<string, unknown> = {}) =>
-    post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, ...body }, { 'x-api-key': key });
+    post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, ...body }, apiKey(key));
   /** A request that passes auth and the rate limiter, then fails validation: cheap, never counted. */
-  const bad = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 0, height: 80 }, { 'x-api-key': key });
+  const bad = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 0, height: 80 }, apiKey(key));
   const used = async (c: Creds, periodStart?: number) => {
     const account = (await s.deps.store.accounts.find(c.account_id))!;
     const start = periodStart ?? (await s.deps.billing.currentPeriod(account)).start;
@@ -224,7 +223,7 @@ describe('plan limits, usage counting and trial keys', function () {
     });
   });
 
-  describe('trial signups per real client (issue 11 item 8)', () => {
+  describe('trial signups per real client', () => {
     const db = () => (s.deps.store as SqliteStore).db;
 
     it('five signups from one IPv6 /64 (X-Forwarded-For, TRUST_PROXY on): one key, then 429; another /64 is another client', async () => {
@@ -283,7 +282,7 @@ describe('plan limits, usage counting and trial keys', function () {
         expect(r.status, q).to.equal(400);
         expect(await r.json()).to.include({ error: 'invalid_input' });
       }
-      for (const h of [{}, { authorization: 'Bearer nope' }, { authorization: c.session_token }, { 'x-api-key': c.api_key }]) {
+      for (const h of [{}, { authorization: 'Bearer nope' }, { authorization: c.session_token }, apiKey(c.api_key)]) {
         const r = await fetch(`${s.url}/usage/analytics`, { headers: h as Record<string, string> });
         expect(r.status).to.equal(401);
         expect(await r.json()).to.include({ error: 'invalid_session' });

@@ -6,18 +6,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { isPng } from '../helpers/images.js';
 import { WORST_CASES } from '../helpers/openWorstCases.js';
-
-/** Deterministic PRNG (mulberry32): a failure names its seed and can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { bytes } from '../helpers/client.js';
+// a deterministic PRNG (mulberry32): a failure names its seed and can be replayed
+import { rng } from '../../bench/corpus/gen.js';
 
 const EXTREMES = [0, -0, 1, -1, 0.5, 1e-300, -1e-300, 1e-7, 999, 1000, 1001, 2000, 2001, 1e8, -1e8, 1e300, -1e300, Number.MAX_SAFE_INTEGER, 5e-324];
 /** Values within every cap, for capped keys (most of the time: the rest test the refusals). */
@@ -57,17 +48,13 @@ function generate(seed: number): Record<string, unknown> {
 describe('open endpoint: any config within the caps renders or is refused 400', function () {
   this.timeout(300_000);
   let s: TestServer;
-  before(async () => {
-    s = await startTestServer({ poolSize: 1, openRendersPerHour: 1_000_000 });
-  });
-  after(async () => {
-    await s?.stop();
-  });
+  before(async () => (s = await startTestServer({ poolSize: 1, openRendersPerHour: 1_000_000 })));
+  after(() => s?.stop());
 
   async function outcome(config: unknown, extra: Record<string, string> = {}): Promise<string> {
     const q = new URLSearchParams({ c: JSON.stringify(config), ...extra });
     const res = await fetch(`${s.url}/v1/open/chart?${q}`);
-    const body = Buffer.from(await res.arrayBuffer());
+    const body = await bytes(res);
     if (res.status === 200) return isPng(body) ? 'image' : 'not a png';
     if (res.status === 400 || res.status === 414) {
       const err = JSON.parse(body.toString('utf8')) as { error: string; detail: string };
@@ -85,7 +72,7 @@ describe('open endpoint: any config within the caps renders or is refused 400', 
     expect(bad).to.deep.equal([]);
   });
 
-  it('the issue\'s two 122-byte attacks are refused, not rendered', async () => {
+  it('two 122-byte cost attacks are refused, not rendered', async () => {
     expect(await outcome({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { scales: { y: { ticks: { count: 1e8 } } } } })).to.equal('refused');
     const polygon = { type: 'polygon', xValue: 0, yValue: 1, sides: 1e8 };
     expect(await outcome({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { annotation: { annotations: { p: polygon } } } } })).to.equal('refused');

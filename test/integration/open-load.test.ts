@@ -53,12 +53,8 @@ describe('open endpoint: per-IP limit under load', function () {
   describe('TRUST_PROXY=true (client IP from X-Forwarded-For)', () => {
     let s: TestServer;
     const clock = new ManualClock(Date.UTC(2030, 0, 1, 12, 0, 0));
-    before(async () => {
-      s = await startTestServer({ poolSize: 1, trustProxy: true, openRendersPerHour: LIMIT }, { clock });
-    });
-    after(async () => {
-      await s?.stop();
-    });
+    before(async () => (s = await startTestServer({ poolSize: 1, trustProxy: true, openRendersPerHour: LIMIT }, { clock })));
+    after(() => s?.stop());
 
     it('one IP over its limit gets 429 rate_limited with Retry-After while another IP is still served', async () => {
       const A = '203.0.113.7';
@@ -155,12 +151,8 @@ describe('open endpoint: per-IP limit under load', function () {
 
   describe('TRUST_PROXY=false (client IP from the socket)', () => {
     let s: TestServer;
-    before(async () => {
-      s = await startTestServer({ poolSize: 1, trustProxy: false, openRendersPerHour: 2 });
-    });
-    after(async () => {
-      await s?.stop();
-    });
+    before(async () => (s = await startTestServer({ poolSize: 1, trustProxy: false, openRendersPerHour: 2 })));
+    after(() => s?.stop());
 
     it('X-Forwarded-For is ignored: changing it does not escape the limit', async () => {
       const res = await runAll(s.url, [1, 2, 3].map((n) => ({ path: chart(n), ip: `198.51.100.${n}` })), 1);

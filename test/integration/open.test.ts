@@ -7,6 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { post, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng, pixel } from '../helpers/images.js';
 import { RenderError, type PagePool } from '../../src/render/pool.js';
+import { apiKey, bytes, errorOf, type ApiError } from '../helpers/client.js';
 
 const BASE = 'https://charts.example.test';
 const CACHE_CONTROL = 'public, max-age=86400, s-maxage=31536000, immutable';
@@ -40,19 +41,15 @@ describe('GET /v1/open/chart', function () {
       return original(req);
     };
   });
-  after(async () => {
-    await s?.stop();
-  });
+  after(() => s?.stop());
 
   const get = (path: string, headers: Record<string, string> = {}) => fetch(s.url + path, { headers });
-  const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
 
-  async function errorOf(res: Response): Promise<{ status: number; error: string; detail?: string }> {
-    expect(res.headers.get('content-type')).to.match(/application\/json/);
+  /** The error object of the open endpoint, whose errors are never cacheable. */
+  async function openError(res: Response): Promise<ApiError> {
     expect(res.headers.get('cache-control'), 'errors are not cacheable').to.equal('no-store');
     expect(res.headers.get('x-cache-tier')).to.equal(null);
-    const body = (await res.json()) as { error: string; detail?: string };
-    return { status: res.status, ...body };
+    return errorOf(res);
   }
 
   describe('images and caching', () => {
@@ -71,7 +68,7 @@ describe('GET /v1/open/chart', function () {
     it('a deeply nested c (3,000 levels, as a JSON string) is 400 invalid_config, never 500', async () => {
       const c = `{"type":"bar","data":{"labels":${'['.repeat(3000)}${']'.repeat(3000)}}}`;
       const res = await get(`/v1/open/chart?c=${c}`);
-      const err = await errorOf(res);
+      const err = await openError(res);
       expect(err.status).to.equal(400);
       expect(err.error).to.equal('invalid_config');
       expect(err.detail).to.match(/nests deeper than 32 levels/);
@@ -251,8 +248,8 @@ describe('GET /v1/open/chart', function () {
       const test = await s.deps.accounts.createKey(account.account_id, 'test');
       expect(test.api_key.startsWith('pk_test_')).to.equal(true);
       const body = { chart: CHART, width: 480, height: 270, backgroundColor: 'white' };
-      const marked = await post(s.url, '/v1/chart', body, { 'x-api-key': test.api_key });
-      const plain = await post(s.url, '/v1/chart', body, { 'x-api-key': account.api_key });
+      const marked = await post(s.url, '/v1/chart', body, apiKey(test.api_key));
+      const plain = await post(s.url, '/v1/chart', body, apiKey(account.api_key));
       expect([marked.status, plain.status]).to.deep.equal([200, 200]);
       const markedPng = await bytes(marked);
       expect(markedPng.equals(await bytes(plain)), 'the live key renders without the strip').to.equal(false);
@@ -282,25 +279,25 @@ describe('GET /v1/open/chart', function () {
     ];
     for (const [name, params] of bad) {
       it(`400 invalid_config: ${name}`, async () => {
-        const e = await errorOf(await get(openPath(params)));
+        const e = await openError(await get(openPath(params)));
         expect(e, JSON.stringify(e)).to.include({ status: 400, error: 'invalid_config' });
       });
     }
 
     it('400 invalid_config: a parameter given twice', async () => {
-      const e = await errorOf(await get('/v1/open/chart?type=bar&data=1&data=2'));
+      const e = await openError(await get('/v1/open/chart?type=bar&data=1&data=2'));
       expect(e).to.include({ status: 400, error: 'invalid_config' });
     });
 
     it('400 config_too_large: c over 6144 bytes', async () => {
       const c = JSON.stringify({ type: 'bar', data: { labels: ['x'.repeat(6200)], datasets: [{ data: [1] }] } });
-      const e = await errorOf(await get(openPath({ c })));
+      const e = await openError(await get(openPath({ c })));
       expect(e).to.include({ status: 400, error: 'config_too_large' });
     });
 
     it('400 url_too_long: a 9 KB URL reaches the app and is refused; 8 KB is not', async () => {
       const long = `/v1/open/chart?type=bar&data=1&pad=${'x'.repeat(9 * 1024)}`;
-      const e = await errorOf(await get(long));
+      const e = await openError(await get(long));
       expect(e).to.include({ status: 400, error: 'url_too_long' });
       const fits = `/v1/open/chart?type=bar&data=1&pad=`;
       const ok = await get(fits + 'y'.repeat(8192 - fits.length));
@@ -329,19 +326,19 @@ describe('GET /v1/open/chart', function () {
         pool.render = async () => {
           throw new RenderError('crash', 'page crashed (test)');
         };
-        const crash = await errorOf(await get(openPath({ type: 'bar', data: '9,9,1' })));
+        const crash = await openError(await get(openPath({ type: 'bar', data: '9,9,1' })));
         expect(crash).to.include({ status: 500, error: 'render_failed' });
         pool.render = async () => {
           throw new Error('unexpected (test)');
         };
-        const odd = await errorOf(await get(openPath({ type: 'bar', data: '9,9,2' })));
+        const odd = await openError(await get(openPath({ type: 'bar', data: '9,9,2' })));
         expect(odd).to.include({ status: 500, error: 'render_failed' });
         pool.render = async () => {
           throw new RenderError('busy', 'queue full (test)');
         };
         const busy = await get(openPath({ type: 'bar', data: '9,9,3' }));
         expect(busy.headers.get('retry-after')).to.match(/^\d+$/);
-        expect(await errorOf(busy)).to.include({ status: 503, error: 'service_unavailable' });
+        expect(await openError(busy)).to.include({ status: 503, error: 'service_unavailable' });
       } finally {
         pool.render = original;
       }

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { sharedServer, type TestServer } from '../helpers/server.js';
 import { decodePng } from '../helpers/images.js';
+import { bytes } from '../helpers/client.js';
 
 const CONFIG = {
   type: 'bar',
@@ -68,7 +69,7 @@ describe('playground in a browser', function () {
   async function imageAt(url: string): Promise<Buffer> {
     const res = await fetch(url);
     expect(res.status, url).to.equal(200);
-    return Buffer.from(await res.arrayBuffer());
+    return await bytes(res);
   }
 
   it('loads with the config of ?c= and w/h, and previews it', async () => {

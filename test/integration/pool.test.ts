@@ -7,9 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 async function body(res: Response): Promise<Buffer> {
-  return Buffer.from(await res.arrayBuffer());
+  return await bytes(res);
 }
 
 /** Processes whose command line names one of these profile directories. */
@@ -37,7 +38,7 @@ describe('the page pool', function () {
     });
     after(async () => s?.stop());
     const render = (chart: unknown, extra: Record<string, unknown> = {}) =>
-      post(s.url, '/v1/chart', { chart, width: 300, height: 150, ...extra }, { 'x-api-key': key });
+      post(s.url, '/v1/chart', { chart, width: 300, height: 150, ...extra }, apiKey(key));
 
     it('a render cannot stamp or read the next one on the same page', async () => {
       const clean = await body(await render(BAR));
@@ -130,7 +131,7 @@ describe('the page pool', function () {
       const slow = { type: 'bar', data: BAR.data, options: { scales: { y: { ticks: { callback: 'function(v){ var t=Date.now(); while(Date.now()-t<150){} return v; }' } } } } };
       const results = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          post(s.url, '/v1/chart', { chart: slow, width: 200 + i, height: 100 }, { 'x-api-key': key }).then(async (r) => ({
+          post(s.url, '/v1/chart', { chart: slow, width: 200 + i, height: 100 }, apiKey(key)).then(async (r) => ({
             status: r.status,
             retry: r.headers.get('retry-after'),
             body: await r.arrayBuffer(),
@@ -152,7 +153,7 @@ describe('the page pool', function () {
     try {
       const key = (await s.account('starter')).api_key;
       for (let i = 0; i < 16; i++) {
-        const res = await post(s.url, '/v1/chart', { chart: BAR, width: 100 + i, height: 100 }, { 'x-api-key': key });
+        const res = await post(s.url, '/v1/chart', { chart: BAR, width: 100 + i, height: 100 }, apiKey(key));
         expect(res.status).to.equal(200);
       }
       expect(s.deps.pool.stats().pagesCreated).to.be.greaterThan(2);
@@ -170,7 +171,7 @@ describe('the page pool', function () {
     const socketDir = dirname(readlinkSync(join(s.deps.pool.profiles[0]!, 'SingletonSocket')));
     expect(existsSync(socketDir)).to.equal(true);
     const load = Array.from({ length: 8 }, (_, i) =>
-      post(s.url, '/v1/chart', { chart: BAR, width: 200 + i, height: 100 }, { 'x-api-key': key }).then((r) => r.status),
+      post(s.url, '/v1/chart', { chart: BAR, width: 200 + i, height: 100 }, apiKey(key)).then((r) => r.status),
     );
     process.kill(pid, 'SIGKILL');
     const statuses = await Promise.all(load);
@@ -178,7 +179,7 @@ describe('the page pool', function () {
     const deadline = Date.now() + 5000;
     let ok = false;
     while (!ok && Date.now() < deadline) {
-      const res = await post(s.url, '/v1/chart', { chart: BAR, width: 150, height: 100 }, { 'x-api-key': key });
+      const res = await post(s.url, '/v1/chart', { chart: BAR, width: 150, height: 100 }, apiKey(key));
       ok = res.status === 200;
       if (!ok) await new Promise((r) => setTimeout(r, 100));
     }

@@ -1,12 +1,13 @@
-// Issue 12 item 1: a render whose functions are all provably pure (renderer-page/pure.js) needs
+// A render whose functions are all provably pure (renderer-page/pure.js) needs
 // no page reset, so it costs what a plain render costs; any other function still resets the
 // page, and the next render is byte-identical to a clean one either way. One page, real Chromium.
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey, bytes } from '../helpers/client.js';
 
 const withTick = (fn: string) => ({ ...BAR, options: { scales: { y: { ticks: { callback: fn } } } } });
 
-describe('pure callbacks skip the page reset (issue 12)', function () {
+describe('pure callbacks skip the page reset', function () {
   this.timeout(120000);
   let s: TestServer;
   let key: string;
@@ -17,9 +18,9 @@ describe('pure callbacks skip the page reset (issue 12)', function () {
   after(async () => s?.stop());
 
   const render = async (chart: unknown) => {
-    const res = await post(s.url, '/v1/chart', { chart, width: 400, height: 200 }, { 'x-api-key': key });
+    const res = await post(s.url, '/v1/chart', { chart, width: 400, height: 200 }, apiKey(key));
     expect(res.status).to.equal(200);
-    return Buffer.from(await res.arrayBuffer());
+    return await bytes(res);
   };
   const idle = async () => {
     for (let i = 0; i < 1000 && s.deps.pool.stats().available < 1; i++) await new Promise((r) => setTimeout(r, 10));

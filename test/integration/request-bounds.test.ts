@@ -1,4 +1,4 @@
-// Issue 11 item 6 (HTTP part): every request's parsing cost is bounded.
+// Every request's parsing cost is bounded.
 // (a) a query string of thousands of repeated keys is refused after a linear parse, before auth;
 // (b) a config sent as a JSON string (body field or query parameter) nested thousands deep is
 //     400 invalid_input, never a 500 from a stack overflow;
@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { countParams, parseQuery } from '../../src/http/query.js';
+import { apiKey } from '../helpers/client.js';
 
 /** The server's CPU time (same process) spent answering one request, in ms. */
 async function cpuMs(f: () => Promise<Response>): Promise<{ ms: number; res: Response; body: unknown }> {
@@ -20,12 +21,8 @@ async function cpuMs(f: () => Promise<Response>): Promise<{ ms: number; res: Res
 describe('request parsing bounds', function () {
   this.timeout(60_000);
   let s: TestServer;
-  before(async () => {
-    s = await startTestServer({ poolSize: 1, maxBodyBytes: 16384 }, { schedulerIntervalMs: 0, outbox: { pollMs: 0 } });
-  });
-  after(async () => {
-    await s?.stop();
-  });
+  before(async () => (s = await startTestServer({ poolSize: 1, maxBodyBytes: 16384 }, { schedulerIntervalMs: 0, outbox: { pollMs: 0 } })));
+  after(() => s?.stop());
 
   describe('(a) query strings: parsed once, linearly, at most 100 parameters', () => {
     it('parseQuery keeps repeated keys as arrays, "__proto__" as data, and refuses past the cap', () => {
@@ -60,7 +57,7 @@ describe('request parsing bounds', function () {
       // run, not to a clock.
       expect(median, `attack ${median.toFixed(1)} ms of CPU vs a normal 401 ${normal.ms.toFixed(1)} ms`).to.be.below(Math.max(10 * normal.ms, 20));
       const c = await s.account('starter');
-      const ok = await post(s.url, '/v1/chart', { chart: BAR, width: 60, height: 40 }, { 'x-api-key': c.api_key });
+      const ok = await post(s.url, '/v1/chart', { chart: BAR, width: 60, height: 40 }, apiKey(c.api_key));
       expect(ok.status).to.equal(200);
     });
 
@@ -101,7 +98,7 @@ describe('request parsing bounds', function () {
     it('POST /v1/chart, POST /v1/chart/create and GET /v1/chart with a 5,000-deep chart string: 400 invalid_input, never 500', async () => {
       const c = await s.account('starter');
       for (const path of ['/v1/chart', '/v1/chart/create']) {
-        const res = await post(s.url, path, { chart: deep(5000), width: 60, height: 40 }, { 'x-api-key': c.api_key });
+        const res = await post(s.url, path, { chart: deep(5000), width: 60, height: 40 }, apiKey(c.api_key));
         expect(res.status, path).to.equal(400);
         expect(await res.json()).to.deep.equal({ error: 'invalid_input', detail: 'chart nests deeper than 64 levels' });
       }
@@ -109,7 +106,7 @@ describe('request parsing bounds', function () {
       expect(get.status).to.equal(400);
       expect(await get.json()).to.deep.equal({ error: 'invalid_input', detail: 'c nests deeper than 64 levels' });
       // within the limit, the same shape renders
-      const fine = await post(s.url, '/v1/chart', { chart: deep(20), width: 60, height: 40 }, { 'x-api-key': c.api_key });
+      const fine = await post(s.url, '/v1/chart', { chart: deep(20), width: 60, height: 40 }, apiKey(c.api_key));
       expect(fine.status).to.equal(200);
     });
   });

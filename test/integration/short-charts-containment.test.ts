@@ -1,4 +1,4 @@
-// Short URLs that cannot be turned into bombs (issue 11, item 5), against a real server: real
+// Short URLs that cannot be turned into bombs, against a real server: real
 // Chromium, a real SQLite file, an injected clock. "Works now, loops later" is simulated
 // honestly: a chart is created with a working callback, then its stored request is rewritten
 // in the SQLite file to a callback that loops forever (a callback that reads the real date
@@ -9,6 +9,7 @@ import { DAY, FakeClock } from '../helpers/clock.js';
 import { probeRenders, type RenderProbe } from '../helpers/renders.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { rerenderLimits } from '../../src/services/shortCharts.js';
+import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
 const RENDER_TIMEOUT_MS = 3000;
 const MIN = 60_000;
@@ -25,12 +26,7 @@ function plainChart(): unknown {
   return { ...BAR, data: { ...BAR.data, labels: [`P${seq}`, 'B', 'C', 'D'] } };
 }
 
-interface ErrorBody {
-  error: string;
-  detail?: string;
-}
-
-describe('short charts cannot be turned into bombs (issue 11)', function () {
+describe('short charts cannot be turned into bombs', function () {
   this.timeout(180000);
   let s: TestServer;
   let clock: FakeClock;
@@ -50,9 +46,16 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
 
   const db = () => (s.deps.store as SqliteStore).db;
   const get = (id: string) => fetch(`${s.url}/v1/chart/${id}`);
+  /** GET of a chart that must be answered 200 from its last good image. */
+  async function servedStale(id: string, what?: string): Promise<Response> {
+    const res = await get(id);
+    expect(res.status, what).to.equal(200);
+    expect(res.headers.get('x-cache-tier'), what).to.equal('stale');
+    return res;
+  }
 
   async function createChart(key: string, chart: unknown): Promise<string> {
-    const res = await post(s.url, '/v1/chart/create', { chart, width: 200, height: 100 }, { 'x-api-key': key });
+    const res = await post(s.url, '/v1/chart/create', { chart, width: 200, height: 100 }, apiKey(key));
     expect(res.status, await res.clone().text()).to.equal(201);
     return ((await res.json()) as { id: string }).id;
   }
@@ -79,19 +82,17 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     const id = await createChart(acct.api_key, fnChart());
     const first = await get(id);
     expect(first.status).to.equal(200);
-    const good = Buffer.from(await first.arrayBuffer());
+    const good = await bytes(first);
     makeItLoop(id);
     expireAll();
     probe = probeRenders(s);
 
     // Every GET, while the re-render loops and after it failed: the last good image, at once.
     for (let i = 0; i < 6; i++) {
-      const res = await get(id);
-      expect(res.status, `GET ${i}`).to.equal(200);
-      expect(res.headers.get('x-cache-tier'), `GET ${i}`).to.equal('stale');
+      const res = await servedStale(id, `GET ${i}`);
       expect(res.headers.get('cache-control')).to.equal('public, max-age=60');
       expect(res.headers.get('etag')).to.equal(first.headers.get('etag'));
-      expect(Buffer.from(await res.arrayBuffer()).equals(good)).to.equal(true);
+      expect((await bytes(res)).equals(good)).to.equal(true);
       if (i === 2) await s.deps.shortCharts.idle(); // the attempt has failed by now
     }
     expect(probe.count, 'render attempts').to.equal(1);
@@ -109,7 +110,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     await s.deps.shortCharts.idle();
     expect(probe.count, 'still backing off').to.equal(2);
     // The chart's metrics count the failed attempts.
-    const m = await fetch(`${s.url}/v1/metrics/${id}`, { headers: { 'x-api-key': acct.api_key } });
+    const m = await fetch(`${s.url}/v1/metrics/${id}`, { headers: apiKey(acct.api_key) });
     expect(((await m.json()) as { errorCount: number }).errorCount).to.equal(2);
   });
 
@@ -121,7 +122,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     probe = probeRenders(s);
     const r1 = await get(id);
     expect(r1.status).to.equal(500);
-    expect(((await r1.json()) as ErrorBody).error).to.equal('render_failed');
+    expect((await errorOf(r1)).error).to.equal('render_failed');
     expect(r1.headers.get('retry-after')).to.equal('60');
     expect(probe.count).to.equal(1);
     for (let i = 0; i < 5; i++) {
@@ -129,7 +130,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
       const res = await get(id);
       const ms = performance.now() - t;
       expect(res.status).to.equal(500);
-      expect(((await res.json()) as ErrorBody).error).to.equal('render_failed');
+      expect((await errorOf(res)).error).to.equal('render_failed');
       expect(Number(res.headers.get('retry-after'))).to.be.within(1, 60);
       // answered without a page: far below the render timeout a new attempt would take
       expect(ms).to.be.lessThan(RENDER_TIMEOUT_MS);
@@ -183,14 +184,14 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     while (s.deps.pool.stats().borrowed > 0 && Date.now() < idleBy) await new Promise((r) => setTimeout(r, 20));
     expect(s.deps.pool.stats().borrowed, 'pool idle before the loops start').to.equal(0);
     probe = probeRenders(s);
-    const gets = ids.map((id) => get(id).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as ErrorBody })));
+    const gets = ids.map((id) => get(id).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await errorOf(r) })));
     // one page is held by a loop from here on until the render timeout
     const deadline = Date.now() + 30_000;
     while (s.deps.pool.stats().borrowed < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(s.deps.pool.stats().borrowed).to.equal(1);
     for (let i = 0; i < 4; i++) {
       const chart = { ...BAR, data: { ...BAR.data, datasets: [{ label: 'paid', data: [1, 2, 3, i] }] } };
-      const res = await post(s.url, '/v1/chart', { chart, width: 200, height: 100 }, { 'x-api-key': paying });
+      const res = await post(s.url, '/v1/chart', { chart, width: 200, height: 100 }, apiKey(paying));
       expect(res.status, `paid render ${i}: ${res.status === 200 ? '' : await res.text()}`).to.equal(200);
     }
     const answers = await Promise.all(gets);
@@ -207,19 +208,17 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     const id = await createChart(acct.api_key, fnChart());
     const lost = await createChart(acct.api_key, fnChart());
     const plain = await createChart(acct.api_key, plainChart());
-    const plainImage = Buffer.from(await (await get(plain)).arrayBuffer());
+    const plainImage = await bytes(get(plain));
     for (const x of [id, lost]) makeItLoop(x);
     expect(await s.deps.accounts.revokeKey(acct.key_id)).to.equal(true);
     expireAll();
     loseImage(lost);
     probe = probeRenders(s);
 
-    const stale = await get(id);
-    expect(stale.status).to.equal(200);
-    expect(stale.headers.get('x-cache-tier')).to.equal('stale');
+    await servedStale(id);
     const gone = await get(lost);
     expect(gone.status).to.equal(404);
-    const body = (await gone.json()) as ErrorBody;
+    const body = await errorOf(gone);
     expect(body.error).to.equal('not_found');
     expect(body.detail).to.match(/revoked or has expired/);
     await s.deps.shortCharts.idle();
@@ -232,7 +231,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     expect(probe.count).to.equal(1);
     const fresh = await get(plain);
     expect(fresh.headers.get('x-cache-tier')).to.equal('edge');
-    expect(Buffer.from(await fresh.arrayBuffer()).equals(plainImage)).to.equal(true);
+    expect((await bytes(fresh)).equals(plainImage)).to.equal(true);
   });
 
   it('a terminated account\'s charts answer 404, stale image or not, and run nothing', async () => {
@@ -260,7 +259,7 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     loseImage(id);
     const refused = await get(id);
     expect(refused.status).to.equal(503);
-    expect(((await refused.json()) as ErrorBody).error).to.equal('service_unavailable');
+    expect((await errorOf(refused)).error).to.equal('service_unavailable');
     expect(refused.headers.get('retry-after')).to.equal('600');
     expect(probe.count).to.equal(3);
     clock.advance(10 * MIN);
@@ -279,12 +278,10 @@ describe('short charts cannot be turned into bombs (issue 11)', function () {
     // as if six re-renders had each burnt a render timeout
     await s.deps.store.charts.chargeRerender(acct.account_id, clock.now(), 6 * RENDER_TIMEOUT_MS, rerenderLimits(RENDER_TIMEOUT_MS));
     probe = probeRenders(s);
-    const ra = await get(a);
-    expect(ra.status).to.equal(200);
-    expect(ra.headers.get('x-cache-tier')).to.equal('stale');
+    await servedStale(a);
     const rb = await get(b);
     expect(rb.status).to.equal(503);
-    expect(((await rb.json()) as ErrorBody).error).to.equal('service_unavailable');
+    expect((await errorOf(rb)).error).to.equal('service_unavailable');
     expect(Number(rb.headers.get('retry-after'))).to.be.at.least(1);
     await s.deps.shortCharts.idle();
     expect(probe.count).to.equal(0);

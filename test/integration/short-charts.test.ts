@@ -1,10 +1,11 @@
 // POST /v1/chart/create, GET /v1/chart/{id}, GET /v1/metrics/{id} against real servers:
 // real Chromium pages, real SQLite files, both cache tiers, restarts and an injected clock.
 import { expect } from 'chai';
-import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, type Credentials, post, sharedAccount, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng } from '../helpers/images.js';
 import { countingApp, probeRenders, type RenderProbe } from '../helpers/renders.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
+import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
 const DAY_MS = 86_400_000;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -20,11 +21,6 @@ function idOf(url: string): string {
   return url.slice(url.lastIndexOf('/') + 1);
 }
 
-async function errorOf(res: Response): Promise<{ status: number; error: string; detail?: string }> {
-  expect(res.headers.get('content-type')).to.match(/application\/json/);
-  return { status: res.status, ...((await res.json()) as { error: string; detail?: string }) };
-}
-
 interface Metrics {
   hitCount: number;
   errorCount: number;
@@ -33,21 +29,19 @@ interface Metrics {
 }
 
 async function metricsOf(base: string, id: string, key: string): Promise<Metrics> {
-  const res = await fetch(`${base}/v1/metrics/${id}`, { headers: { 'x-api-key': key } });
+  const res = await fetch(`${base}/v1/metrics/${id}`, { headers: apiKey(key) });
   expect(res.status, await res.clone().text()).to.equal(200);
   return (await res.json()) as Metrics;
 }
 
 describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function () {
   let s: TestServer;
-  let acct: Awaited<ReturnType<TestServer['account']>>;
-  let other: Awaited<ReturnType<TestServer['account']>>;
+  let acct: Credentials;
+  let other: Credentials;
   let probe: RenderProbe | null = null;
 
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    acct = await s.account('starter');
+  before(async () => {
+    ({ s, account: acct } = await sharedAccount());
     other = await s.account('starter');
   });
 
@@ -56,7 +50,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     probe = null;
   });
 
-  const create = (body: unknown, key = acct.api_key) => post(s.url, '/v1/chart/create', body, { 'x-api-key': key });
+  const create = (body: unknown, key = acct.api_key) => post(s.url, '/v1/chart/create', body, apiKey(key));
 
   async function createId(body: unknown, key = acct.api_key): Promise<string> {
     const res = await create(body, key);
@@ -91,12 +85,12 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     expect(res.headers.get('content-type')).to.equal('image/png');
     expect(res.headers.get('etag')).to.match(/^"[A-Za-z0-9_-]{10,}"$/);
     expect(res.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
-    const buf = Buffer.from(await res.arrayBuffer());
+    const buf = await bytes(res);
     expect(isPng(buf)).to.equal(true);
     expect([decodePng(buf).width, decodePng(buf).height]).to.deep.equal([320, 160]);
     // The same image a direct render of the same request gives.
-    const direct = await post(s.url, '/v1/chart', { chart, width: 320, height: 160, backgroundColor: 'white' }, { 'x-api-key': acct.api_key });
-    expect(diffRatio(buf, Buffer.from(await direct.arrayBuffer()))).to.equal(0);
+    const direct = await post(s.url, '/v1/chart', { chart, width: 320, height: 160, backgroundColor: 'white' }, apiKey(acct.api_key));
+    expect(diffRatio(buf, await bytes(direct))).to.equal(0);
   });
 
   it('SVG charts are served as image/svg+xml', async () => {
@@ -127,10 +121,10 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     }
   });
 
-  describe('create errors carry SPEC codes', () => {
+  describe('create errors carry their codes', () => {
     const cases: Array<[string, unknown, Record<string, string> | 'own', number, string]> = [
       ['no key', { chart: BAR, width: 100, height: 100 }, {}, 401, 'unauthorized'],
-      ['a bad key', { chart: BAR, width: 100, height: 100 }, { 'x-api-key': 'live_nope' }, 401, 'unauthorized'],
+      ['a bad key', { chart: BAR, width: 100, height: 100 }, apiKey('live_nope'), 401, 'unauthorized'],
       ['missing chart', { width: 100, height: 100 }, 'own', 400, 'chart_required'],
       ['missing width', { chart: BAR, height: 100 }, 'own', 400, 'invalid_dimensions'],
       ['width too large', { chart: BAR, width: 2001, height: 100 }, 'own', 400, 'invalid_dimensions'],
@@ -141,7 +135,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     ];
     for (const [name, body, headers, status, code] of cases) {
       it(`${name} -> ${status} ${code}`, async () => {
-        const res = await post(s.url, '/v1/chart/create', body, headers === 'own' ? { 'x-api-key': acct.api_key } : headers);
+        const res = await post(s.url, '/v1/chart/create', body, headers === 'own' ? apiKey(acct.api_key) : headers);
         expect(await errorOf(res)).to.include({ status, error: code });
       });
     }
@@ -170,7 +164,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     expect(rec).to.include({ accountId: acct.account_id, keyId: test.key_id });
     expect(rec!.request).to.deep.include({ width: 240, height: 120, format: 'png', backgroundColor: '#fff', allowFunctions: true, watermark: 'chartshot TEST' });
     expect(rec!.request.config).to.deep.equal(chart);
-    const first = Buffer.from(await (await fetch(`${s.url}/v1/chart/${id}`)).arrayBuffer());
+    const first = await bytes(fetch(`${s.url}/v1/chart/${id}`));
     await evict(id);
     probe = probeRenders(s);
     const again = await fetch(`${s.url}/v1/chart/${id}`);
@@ -178,7 +172,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     expect(again.headers.get('x-cache-tier')).to.equal('miss');
     expect(probe.count).to.equal(1);
     // Re-rendered from the stored request: the same picture, watermark and function ticks included.
-    expect(diffRatio(first, Buffer.from(await again.arrayBuffer()))).to.equal(0);
+    expect(diffRatio(first, await bytes(again))).to.equal(0);
   });
 
   it('cache tiers: memory hit after create, persistent hit once memory is cleared, then memory again; no render', async () => {
@@ -192,7 +186,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     const c = await fetch(`${s.url}/v1/chart/${id}`);
     expect(c.headers.get('x-cache-tier')).to.equal('edge');
     expect(b.headers.get('etag')).to.equal(a.headers.get('etag'));
-    expect(Buffer.from(await b.arrayBuffer()).equals(Buffer.from(await a.arrayBuffer()))).to.equal(true);
+    expect((await bytes(b)).equals(await bytes(a))).to.equal(true);
     expect(probe.count).to.equal(0);
   });
 
@@ -235,7 +229,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     it(`${N} concurrent identical POST /v1/chart -> one render`, async () => {
       probe = probeRenders(s, { delayMs: 400 });
       const body = { chart: uniqueChart(), width: 150, height: 75 };
-      const res = await Promise.all(Array.from({ length: N }, () => post(s.url, '/v1/chart', body, { 'x-api-key': acct.api_key })));
+      const res = await Promise.all(Array.from({ length: N }, () => post(s.url, '/v1/chart', body, apiKey(acct.api_key))));
       expect(res.map((r) => r.status)).to.deep.equal(Array(N).fill(200));
       expect(probe.count).to.equal(1);
     });
@@ -256,15 +250,15 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     it('no key -> 401; another account\'s key -> 404; unknown id -> 404; a bad key -> 401', async () => {
       const id = await createId({ chart: uniqueChart(), width: 100, height: 50 });
       expect(await errorOf(await fetch(`${s.url}/v1/metrics/${id}`))).to.include({ status: 401, error: 'unauthorized' });
-      expect(await errorOf(await fetch(`${s.url}/v1/metrics/${id}`, { headers: { 'x-api-key': 'live_nope' } }))).to.include({
+      expect(await errorOf(await fetch(`${s.url}/v1/metrics/${id}`, { headers: apiKey('live_nope') }))).to.include({
         status: 401,
         error: 'unauthorized',
       });
-      expect(await errorOf(await fetch(`${s.url}/v1/metrics/${id}`, { headers: { 'x-api-key': other.api_key } }))).to.include({
+      expect(await errorOf(await fetch(`${s.url}/v1/metrics/${id}`, { headers: apiKey(other.api_key) }))).to.include({
         status: 404,
         error: 'not_found',
       });
-      expect(await errorOf(await fetch(`${s.url}/v1/metrics/AAAAAAAAAAAAAAAAAAAAAA`, { headers: { 'x-api-key': acct.api_key } }))).to.include({
+      expect(await errorOf(await fetch(`${s.url}/v1/metrics/AAAAAAAAAAAAAAAAAAAAAA`, { headers: apiKey(acct.api_key) }))).to.include({
         status: 404,
         error: 'not_found',
       });
@@ -289,7 +283,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
       const etag = (await fetch(`${s.url}/v1/chart/${id}`)).headers.get('etag')!;
       await fetch(`${s.url}/v1/chart/${id}`);
       await fetch(`${s.url}/v1/chart/${id}`, { headers: { 'if-none-match': etag } });
-      await fetch(`${s.url}/v1/metrics/${id}`, { headers: { 'x-api-key': acct.api_key } }); // not a hit
+      await fetch(`${s.url}/v1/metrics/${id}`, { headers: apiKey(acct.api_key) }); // not a hit
       const m = await metricsOf(s.url, id, acct.api_key);
       expect(m).to.include({ hitCount: 3, errorCount: 0 });
       expect(Date.parse(m.lastAccessed)).to.be.within(before, Date.now());
@@ -321,17 +315,17 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
   it('creating counts one generation for the creator; serving and metrics count none', async () => {
     const app = await countingApp(s);
     try {
-      const res = await post(app.url, '/v1/chart/create', { chart: uniqueChart(), width: 100, height: 50 }, { 'x-api-key': acct.api_key });
+      const res = await post(app.url, '/v1/chart/create', { chart: uniqueChart(), width: 100, height: 50 }, apiKey(acct.api_key));
       expect(res.status).to.equal(201);
       const id = idOf(((await res.json()) as { url: string }).url);
       expect(app.generations).to.deep.equal([{ accountId: acct.account_id, keyId: acct.key_id }]);
       for (let i = 0; i < 3; i++) expect((await fetch(`${app.url}/v1/chart/${id}`)).status).to.equal(200);
       await evict(id);
       expect((await fetch(`${app.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('miss');
-      expect((await fetch(`${app.url}/v1/metrics/${id}`, { headers: { 'x-api-key': acct.api_key } })).status).to.equal(200);
+      expect((await fetch(`${app.url}/v1/metrics/${id}`, { headers: apiKey(acct.api_key) })).status).to.equal(200);
       expect(app.generations).to.have.length(1);
       // A failed create is not counted.
-      const bad = await post(app.url, '/v1/chart/create', { chart: BAR, width: 0, height: 50 }, { 'x-api-key': acct.api_key });
+      const bad = await post(app.url, '/v1/chart/create', { chart: BAR, width: 0, height: 50 }, apiKey(acct.api_key));
       expect(bad.status).to.equal(400);
       expect(app.generations).to.have.length(1);
     } finally {
@@ -349,9 +343,7 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
   let b: TestServer | null = null;
   let probe: RenderProbe | null = null;
 
-  before(async () => {
-    a = await startTestServer({}, { clock });
-  });
+  before(async () => (a = await startTestServer({}, { clock })));
 
   afterEach(() => {
     probe?.restore();
@@ -368,7 +360,7 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
     const app = await countingApp(s);
     try {
       const acct = await s.account('starter'); // 90 days
-      const res = await post(app.url, '/v1/chart/create', { chart: uniqueChart(), width: 200, height: 100 }, { 'x-api-key': acct.api_key });
+      const res = await post(app.url, '/v1/chart/create', { chart: uniqueChart(), width: 200, height: 100 }, apiKey(acct.api_key));
       expect(res.status).to.equal(201);
       const id = idOf(((await res.json()) as { url: string }).url);
       expect(app.generations).to.have.length(1);
@@ -414,7 +406,7 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
   it('an enterprise chart (custom cache duration: unlimited) never expires', async () => {
     const s = a!;
     const acct = await s.account('enterprise');
-    const res = await post(s.url, '/v1/chart/create', { chart: uniqueChart(), width: 100, height: 50 }, { 'x-api-key': acct.api_key });
+    const res = await post(s.url, '/v1/chart/create', { chart: uniqueChart(), width: 100, height: 50 }, apiKey(acct.api_key));
     const id = idOf(((await res.json()) as { url: string }).url);
     probe = probeRenders(s);
     now = t0 + 10 * 365 * DAY_MS;
@@ -429,9 +421,9 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
 
   it('after a restart on the same DATA_DIR: served from the persistent tier without a render; metrics survive the shutdown', async () => {
     const acct = await a!.account('starter');
-    const res = await post(a!.url, '/v1/chart/create', { chart: uniqueChart(), width: 180, height: 90 }, { 'x-api-key': acct.api_key });
+    const res = await post(a!.url, '/v1/chart/create', { chart: uniqueChart(), width: 180, height: 90 }, apiKey(acct.api_key));
     const id = idOf(((await res.json()) as { url: string }).url);
-    const original = Buffer.from(await (await fetch(`${a!.url}/v1/chart/${id}`)).arrayBuffer());
+    const original = await bytes(fetch(`${a!.url}/v1/chart/${id}`));
     await fetch(`${a!.url}/v1/chart/${id}`);
     const dataDir = a!.config.dataDir;
     await a!.stop({ keepData: true }); // graceful: batched counters are written
@@ -444,7 +436,7 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
     const again = await fetch(`${b.url}/v1/chart/${id}`);
     expect(again.status).to.equal(200);
     expect(again.headers.get('x-cache-tier')).to.equal('r2');
-    expect(Buffer.from(await again.arrayBuffer()).equals(original)).to.equal(true);
+    expect((await bytes(again)).equals(original)).to.equal(true);
     expect(probe.count).to.equal(0);
     expect((await fetch(`${b.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('edge');
     expect((await metricsOf(b.url, id, acct.api_key)).hitCount).to.equal(4);

@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import { networkInterfaces } from 'node:os';
 import { isLoopback, metricsAccess } from '../../src/http/metricsAccess.js';
-import { BAR, post, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { BAR, post, sharedAccount, sharedServer, startTestServer, type TestServer } from '../helpers/server.js';
+import { type Client, errorOf } from '../helpers/client.js';
 
 /** Prometheus text format -> sample lines keyed by `name{labels}` (labels as printed). */
 function samples(text: string): Map<string, number> {
@@ -28,12 +29,9 @@ function find(all: Map<string, number>, name: string, labels: Record<string, str
 
 describe('GET /v1/status', function () {
   let s: TestServer;
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-  });
+  before(async () => (s = await sharedServer()));
 
-  it('200 healthy with SPEC fields; no auth needed', async () => {
+  it('200 healthy with the documented fields; no auth needed', async () => {
     const res = await fetch(`${s.url}/v1/status`);
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/application\/json/);
@@ -78,17 +76,14 @@ describe('GET /v1/status', function () {
 
 describe('GET /metrics', function () {
   let s: TestServer;
+  let api: Client;
   let key: string;
-  before(async function () {
-    this.timeout(60000);
-    s = await sharedServer();
-    key = (await s.account('starter')).api_key;
-  });
+  before(async () => ({ s, api, key } = await sharedAccount()));
 
   it('Prometheus text with render, pool, cache, HTTP and restart metrics', async () => {
-    const ok = await post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80, format: 'svg' }, { 'x-api-key': key });
+    const ok = await api.post('/v1/chart', { chart: BAR, width: 120, height: 80, format: 'svg' });
     expect(ok.status).to.equal(200);
-    const bad = await post(s.url, '/v1/chart', { chart: BAR, width: 120 }, { 'x-api-key': key });
+    const bad = await api.post('/v1/chart', { chart: BAR, width: 120 });
     expect(bad.status).to.equal(400);
     await s.deps.imageCache.get('metrics-test-absent');
     await s.deps.imageCache.put('metrics-test', Buffer.from('x'), 'image/png', null);
@@ -179,12 +174,10 @@ describe('GET /metrics is protected (METRICS_TOKEN, else loopback only)', functi
       expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).to.equal(200);
       const fwd = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.5' } });
       expect(fwd.status).to.equal(403);
-      if (!local) this.skip(); // no non-loopback address on this machine: the decision tests above cover it
-      const res = await fetch(`http://${local}:${port}/metrics`);
-      expect(res.status).to.equal(403);
-      const body = (await res.json()) as { error: string; detail: string };
-      expect(body.error).to.equal('forbidden');
-      expect(body.detail).to.contain('METRICS_TOKEN');
+      expect(local, 'a non-loopback IPv4 address on this machine to call from').to.be.a('string');
+      const refused = await errorOf(fetch(`http://${local}:${port}/metrics`));
+      expect(refused).to.include({ status: 403, error: 'forbidden' });
+      expect(refused.detail).to.contain('METRICS_TOKEN');
       expect((await fetch(`http://${local}:${port}/v1/status`)).status).to.equal(200);
     } finally {
       await s.stop();

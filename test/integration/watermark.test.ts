@@ -1,4 +1,4 @@
-// The open-endpoint / pk_test_ watermark (issue 11, item 10): legible on any background (a light
+// The open-endpoint / pk_test_ watermark: legible on any background (a light
 // plate behind dark text) and drawn in a strip of its own at the bottom, so that it never
 // covers an axis label. A blank watermark keeps the strip and draws nothing: the chart's own
 // drawing is what is left there.
@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, pixel } from '../helpers/images.js';
 import type { PNG } from 'pngjs';
+import { bytes } from '../helpers/client.js';
 
 const W = 480;
 const H = 270;
@@ -40,16 +41,12 @@ function farFromBackground(png: PNG, bg: [number, number, number]): number {
   return n;
 }
 
-describe('watermark: legible, in space of its own (issue 11)', function () {
+describe('watermark: legible, in space of its own', function () {
   this.timeout(120000);
   let s: TestServer;
 
-  before(async () => {
-    s = await startTestServer({ poolSize: 1, openRendersPerHour: 1000 });
-  });
-  after(async () => {
-    await s?.stop();
-  });
+  before(async () => (s = await startTestServer({ poolSize: 1, openRendersPerHour: 1000 })));
+  after(() => s?.stop());
 
   async function render(chart: Record<string, unknown>, background: string, watermark: string): Promise<PNG> {
     const res = await s.deps.pool.render({ config: chart, width: W, height: H, format: 'png', backgroundColor: background, allowFunctions: false, watermark });
@@ -80,7 +77,7 @@ describe('watermark: legible, in space of its own (issue 11)', function () {
     const q = new URLSearchParams({ c: JSON.stringify(CHART), w: String(W), h: String(H), bkg: '#808080' });
     const res = await fetch(`${s.url}/v1/open/chart?${q}`);
     expect(res.status).to.equal(200);
-    const png = decodePng(Buffer.from(await res.arrayBuffer()));
+    const png = decodePng(await bytes(res));
     expect(farFromBackground(png, [128, 128, 128])).to.be.at.least(80);
     // small: inside the right-hand 80 pixels of the strip
     for (let y = H - STRIP; y < H; y++) {

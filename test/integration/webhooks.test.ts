@@ -7,16 +7,26 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
+import type { Config } from '../../src/config.js';
 import { FakeClock } from '../helpers/clock.js';
 import { hmacHex } from '../../src/services/credentials.js';
+import { apiKey } from '../helpers/client.js';
 
 interface Received {
   body: string;
   headers: Record<string, string | string[] | undefined>;
 }
 
+interface Receiver {
+  url: string;
+  got: Received[];
+  attempts: () => number;
+  close(): Promise<void>;
+  server: Server;
+}
+
 /** A webhook endpoint that answers 500 to the first `failFirst` deliveries. */
-async function receiver(failFirst = 0): Promise<{ url: string; got: Received[]; attempts: () => number; close(): Promise<void>; server: Server }> {
+async function receiver(failFirst = 0): Promise<Receiver> {
   const got: Received[] = [];
   let attempts = 0;
   const server = createServer((req, res) => {
@@ -44,7 +54,14 @@ async function receiver(failFirst = 0): Promise<{ url: string; got: Received[]; 
 }
 
 /** Just enough SMTP to accept messages: records each DATA section. */
-async function smtpSink(): Promise<{ url: string; messages: string[]; commands: string[]; close(): Promise<void> }> {
+interface SmtpSink {
+  url: string;
+  messages: string[];
+  commands: string[];
+  close(): Promise<void>;
+}
+
+async function smtpSink(): Promise<SmtpSink> {
   const messages: string[] = [];
   const commands: string[] = [];
   const server: TcpServer = createTcpServer((sock) => {
@@ -84,34 +101,54 @@ async function smtpSink(): Promise<{ url: string; messages: string[]; commands: 
   return { url: `smtp://127.0.0.1:${port}`, messages, commands, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
+/** Outbox retries fast enough for a test: 1 s, 2 s, 4 s, ... up to 4 attempts. */
+const retry = { pollMs: 0, retryBaseMs: 1000, retryMaxMs: 60_000, maxAttempts: 4, timeoutMs: 3000 };
+
+/** A one-page server on a fake clock, its e-mail going to a local SMTP sink, its outbox on `retry`. */
+async function outboxServer(overrides: Partial<Config> = {}): Promise<{ s: TestServer; clock: FakeClock; smtp: SmtpSink }> {
+  const smtp = await smtpSink();
+  const clock = new FakeClock(Date.UTC(2025, 3, 1));
+  const s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url, ...overrides }, { clock, schedulerIntervalMs: 0, outbox: retry });
+  return { s, clock, smtp };
+}
+
 describe('usage_threshold webhooks and usage e-mails', function () {
   this.timeout(120000);
   let s: TestServer;
   let clock: FakeClock;
-  let smtp: Awaited<ReturnType<typeof smtpSink>>;
-  const retry = { pollMs: 0, retryBaseMs: 1000, retryMaxMs: 60_000, maxAttempts: 4, timeoutMs: 3000 };
+  let smtp: SmtpSink;
 
-  before(async () => {
-    smtp = await smtpSink();
-    clock = new FakeClock(Date.UTC(2025, 3, 1));
-    s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url, webhookAllowPrivate: true }, { clock, schedulerIntervalMs: 0, outbox: retry });
-  });
+  before(async () => ({ s, clock, smtp } = await outboxServer({ webhookAllowPrivate: true })));
   after(async () => {
     await s?.stop();
     await smtp?.close();
   });
 
-  const render = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 90, height: 60 }, { 'x-api-key': key });
+  const render = (key: string) => post(s.url, '/v1/chart', { chart: BAR, width: 90, height: 60 }, apiKey(key));
   const seed = (accountId: string, n: number) => s.deps.store.usage.setUsed(accountId, Date.UTC(2025, 3, 1), n);
   const webhooks = async (accountId: string) => (await s.deps.store.outbox.list(accountId)).filter((o) => o.kind === 'webhook');
-
-  it('80%, 95% and 100% each POST once per period, signed with the account signing secret', async () => {
+  /** Runs `fn` with a receiver (failing its first `failFirst` deliveries) at the start of a period. */
+  async function withReceiver(failFirst: number, fn: (hook: Receiver) => Promise<void>): Promise<void> {
     clock.set(Date.UTC(2025, 3, 1));
-    const hook = await receiver();
+    const hook = await receiver(failFirst);
     try {
-      const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
-      await seed(a.account_id, 79_998);
+      await fn(hook);
+    } finally {
+      await hook.close();
+    }
+  }
+
+  /** A starter account whose webhook goes to `url`, with `used` charts already counted this period. */
+  async function hookedAccount(url: string, used: number) {
+    const a = await s.deps.accounts.createAccount('starter', null);
+    await s.deps.billing.setWebhook(a.account_id, url, { allowPrivate: true });
+    await seed(a.account_id, used);
+    return a;
+  }
+
+  it('80%, 95% and 100% each POST once per period, signed with the account signing secret', () =>
+    withReceiver(0, async (hook) => {
+      const a = await hookedAccount(hook.url, 79_998);
       expect((await render(a.api_key)).status).to.equal(200); // 79,999: nothing yet
       expect(await webhooks(a.account_id)).to.have.length(0);
       expect((await render(a.api_key)).status).to.equal(200); // 80,000
@@ -132,18 +169,11 @@ describe('usage_threshold webhooks and usage e-mails', function () {
       expect(hook.got.map((g) => (JSON.parse(g.body) as { threshold: number }).threshold)).to.deep.equal([80, 95, 100]);
       expect(await webhooks(a.account_id)).to.have.length(3);
       expect((await webhooks(a.account_id)).every((w) => w.status === 'delivered')).to.equal(true);
-    } finally {
-      await hook.close();
-    }
-  });
+    }));
 
-  it('a failing receiver is retried with exponential backoff until it accepts', async () => {
-    clock.set(Date.UTC(2025, 3, 1));
-    const hook = await receiver(2);
-    try {
-      const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
-      await seed(a.account_id, 79_999);
+  it('a failing receiver is retried with exponential backoff until it accepts', () =>
+    withReceiver(2, async (hook) => {
+      const a = await hookedAccount(hook.url, 79_999);
       await render(a.api_key);
       await s.deps.outbox.tick(); // attempt 1: 500
       let [item] = await webhooks(a.account_id);
@@ -162,18 +192,11 @@ describe('usage_threshold webhooks and usage e-mails', function () {
       expect(item).to.include({ status: 'delivered', attempts: 3 });
       expect(hook.got).to.have.length(1);
       expect(hook.attempts()).to.equal(3);
-    } finally {
-      await hook.close();
-    }
-  });
+    }));
 
-  it('gives up after the last attempt (status failed)', async () => {
-    clock.set(Date.UTC(2025, 3, 1));
-    const hook = await receiver(100);
-    try {
-      const a = await s.deps.accounts.createAccount('starter', null);
-      await s.deps.billing.setWebhook(a.account_id, hook.url, { allowPrivate: true });
-      await seed(a.account_id, 79_999);
+  it('gives up after the last attempt (status failed)', () =>
+    withReceiver(100, async (hook) => {
+      const a = await hookedAccount(hook.url, 79_999);
       await render(a.api_key);
       for (let i = 0; i < 6; i++) {
         await s.deps.outbox.tick();
@@ -182,19 +205,14 @@ describe('usage_threshold webhooks and usage e-mails', function () {
       const [item] = await webhooks(a.account_id);
       expect(item).to.include({ status: 'failed', attempts: 4 });
       expect(hook.attempts()).to.equal(4);
-    } finally {
-      await hook.close();
-    }
-  });
+    }));
 
   it('a pending webhook survives a restart and is delivered by the new process', async () => {
     clock.set(Date.UTC(2025, 3, 1));
     const hook = await receiver();
     const url = hook.url;
     await hook.close(); // the receiver is down at first
-    const a = await s.deps.accounts.createAccount('starter', null);
-    await s.deps.billing.setWebhook(a.account_id, url, { allowPrivate: true });
-    await seed(a.account_id, 79_999);
+    const a = await hookedAccount(url, 79_999);
     await render(a.api_key);
     await s.deps.outbox.tick();
     expect((await webhooks(a.account_id))[0]).to.include({ status: 'pending', attempts: 1 });
@@ -251,13 +269,10 @@ describe('outbound requests only where meant (WEBHOOK_ALLOW_PRIVATE unset)', fun
   this.timeout(120000);
   let s: TestServer;
   let clock: FakeClock;
-  let smtp: Awaited<ReturnType<typeof smtpSink>>;
-  const retry = { pollMs: 0, retryBaseMs: 1000, retryMaxMs: 60_000, maxAttempts: 4, timeoutMs: 3000 };
+  let smtp: SmtpSink;
 
   before(async () => {
-    smtp = await smtpSink();
-    clock = new FakeClock(Date.UTC(2025, 3, 1));
-    s = await startTestServer({ poolSize: 1, smtpUrl: smtp.url }, { clock, schedulerIntervalMs: 0, outbox: retry });
+    ({ s, clock, smtp } = await outboxServer());
     expect(s.config.webhookAllowPrivate).to.equal(false);
   });
   after(async () => {

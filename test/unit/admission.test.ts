@@ -1,6 +1,7 @@
 // The admission queue in front of the page pool: fair order, wait estimates, early refusal,
 // displacement of the heaviest owner, deadlines. No Chromium.
 import { expect } from 'chai';
+import { rejection } from '../helpers/rejection.js';
 import { AdmissionGate, AdmissionRefused, Ewma, FairQueue, estimateWaitMs } from '../../src/render/admission.js';
 
 function drain<T>(q: FairQueue<T>): T[] {
@@ -142,13 +143,7 @@ describe('wait estimate', () => {
 describe('AdmissionGate', () => {
   const refusal = async (p: Promise<void> | null): Promise<AdmissionRefused> => {
     expect(p).to.not.equal(null);
-    try {
-      await p;
-    } catch (err) {
-      expect(err).to.be.instanceOf(AdmissionRefused);
-      return err as AdmissionRefused;
-    }
-    throw new Error('expected a refusal');
+    return rejection(p!, AdmissionRefused);
   };
 
   it('grants free slots at once without a promise, then queues', async () => {
@@ -255,7 +250,7 @@ describe('AdmissionGate', () => {
     expect(g.stats().avgHoldMs).to.be.closeTo(400, 5);
   });
 
-  it('a waiter whose signal aborts leaves the queue at once and takes no slot (issue 12)', async () => {
+  it('a waiter whose signal aborts leaves the queue at once and takes no slot', async () => {
     const g = new AdmissionGate({ slots: 1, maxQueue: 10, maxWaitMs: 60000 });
     expect(g.enter('a')).to.equal(null);
     const gone = new AbortController();

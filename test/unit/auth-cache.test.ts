@@ -11,16 +11,9 @@ import { AccountService, AUTH_CACHE_MS } from '../../src/services/accounts.js';
 import type { Store } from '../../src/store/types.js';
 import { AppError } from '../../src/errors.js';
 import { FakeClock, DAY } from '../helpers/clock.js';
+import { rejection } from '../helpers/rejection.js';
 
-async function refused(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).to.be.instanceOf(AppError);
-    return err as AppError;
-  }
-  throw new Error('expected a refusal');
-}
+const refused = (p: Promise<unknown>): Promise<AppError> => rejection(p, AppError);
 
 describe('authentication cache', () => {
   const master = Buffer.alloc(32, 3);

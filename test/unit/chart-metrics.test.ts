@@ -1,23 +1,15 @@
 // Per-chart metrics arithmetic and batching over a real SQLite store in memory; short-chart
 // helpers that need no server.
 import { expect } from 'chai';
+import { renderRequest } from '../helpers/requests.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { ChartMetricsRecorder, toChartMetrics } from '../../src/services/chartMetrics.js';
 import { cacheTtlMs, chartCacheKey, newChartId } from '../../src/services/shortCharts.js';
 import { etagMatches } from '../../src/http/imageHeaders.js';
 import { PLANS } from '../../src/chart/plans.js';
-import type { RenderRequest } from '../../src/chart/request.js';
 import type { ChartMetricsRow, ChartMetricsStore } from '../../src/store/types.js';
 
-const REQ: RenderRequest = {
-  config: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } },
-  width: 100,
-  height: 50,
-  format: 'png',
-  backgroundColor: null,
-  allowFunctions: true,
-  watermark: 'chartshot TEST',
-};
+const REQ = renderRequest({ watermark: 'chartshot TEST' });
 
 describe('chart metrics', () => {
   let store: SqliteStore;

@@ -2,6 +2,7 @@
 // backoff, the per-chart bucket, the per-account page-time budget, and the purge that keeps a
 // chart's last good image. Also the pure helpers the service builds on.
 import { expect } from 'chai';
+import { renderRequest } from '../helpers/requests.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { rerenderBackoffMs, rerenderLimits } from '../../src/services/shortCharts.js';
 import { mayRunCallerCode } from '../../src/chart/callerCode.js';
@@ -12,15 +13,7 @@ const MIN = 60_000;
 const DAY = 86_400_000;
 const T = Date.UTC(2030, 0, 1);
 
-const REQ: RenderRequest = {
-  config: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } },
-  width: 100,
-  height: 50,
-  format: 'png',
-  backgroundColor: null,
-  allowFunctions: true,
-  watermark: null,
-};
+const REQ = renderRequest();
 
 const image = (expiresAt: number | null): StoredImage => ({ contentType: 'image/png', etag: '"e"', body: Buffer.from('png'), createdAt: T, expiresAt });
 

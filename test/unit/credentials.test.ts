@@ -71,7 +71,7 @@ describe('signed queries', () => {
 });
 
 describe('config', () => {
-  it('defaults follow CONTRACT §1', () => {
+  it('defaults: the documented setting values', () => {
     const c = loadConfig({});
     expect(c.port).to.equal(8080);
     expect(c.host).to.equal('0.0.0.0');

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { loadMasterKey } from '../../src/store/masterKey.js';
 import { ensurePrivateDir } from '../../src/store/dataDir.js';
 
+/** Permission bits of a data directory and of its master.key. */
+const modes = (dir: string) => ({ dir: statSync(dir).mode & 0o777, key: statSync(join(dir, 'master.key')).mode & 0o777 });
+
 describe('DATA_DIR permissions', () => {
   let root: string;
   beforeEach(() => {
@@ -16,8 +19,7 @@ describe('DATA_DIR permissions', () => {
   it('creates DATA_DIR 0700 and master.key 0600', () => {
     const dir = join(root, 'a', 'data');
     loadMasterKey(dir);
-    expect(statSync(dir).mode & 0o777).to.equal(0o700);
-    expect(statSync(join(dir, 'master.key')).mode & 0o777).to.equal(0o600);
+    expect(modes(dir)).to.deep.equal({ dir: 0o700, key: 0o600 });
   });
 
   it('takes group and other access away from an existing DATA_DIR and master.key', () => {
@@ -27,8 +29,7 @@ describe('DATA_DIR permissions', () => {
     writeFileSync(join(dir, 'master.key'), 'ab'.repeat(32) + '\n');
     chmodSync(join(dir, 'master.key'), 0o644);
     expect(loadMasterKey(dir).toString('hex')).to.equal('ab'.repeat(32));
-    expect(statSync(dir).mode & 0o777).to.equal(0o700);
-    expect(statSync(join(dir, 'master.key')).mode & 0o777).to.equal(0o600);
+    expect(modes(dir)).to.deep.equal({ dir: 0o700, key: 0o600 });
   });
 
   it('leaves a shared (world-writable) directory alone', () => {

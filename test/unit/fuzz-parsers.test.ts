@@ -1,4 +1,4 @@
-// Issue 7 part 3, unit level: the pure parsers under fast-check with many runs. Whatever the
+// Fuzzing at unit level: the pure parsers under fast-check with many runs. Whatever the
 // input, they return a value or throw an AppError with a 4xx status: never a TypeError, a
 // RangeError or anything the error mapper would turn into a 500. FUZZ_SEED / FUZZ_RUNS as in
 // test/integration/fuzz.test.ts.

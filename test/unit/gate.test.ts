@@ -224,7 +224,7 @@ describe('security gate (open endpoint)', () => {
       expect(findGateViolation(withOption('e\nval (1)'))).to.equal(null);
     });
 
-    // "Revenue => profit" was refused by the regex gate; it is prose (issue 11), like the ones below
+    // "Revenue => profit" was refused by the regex gate; it is prose, like the ones below
     const admitted = ['Revenue => profit', '2019 => 2020 growth', 'Sales (EUR) => up 5%', 'f(x) = x^2', 'Quarterly sales (2024)', 'Profit & Loss: FY 2024', 'Rate: 3.5 req/s', 'rgba(0, 0, 0, 0.5)', 'hsl(120deg 50% 50% / 0.2)',
       "yyyy-MM-dd'T'HH:mm", "'Helvetica Neue', Arial, sans-serif", 'x < 5', 'HTTP: 200 responses', 'Source file: data.csv', '売上（百万円）', 'e.g. 50%'];
     for (const text of admitted) {

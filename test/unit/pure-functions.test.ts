@@ -1,4 +1,4 @@
-// renderer-page/pure.js (issue 12): which function strings may skip the page reset. Only
+// renderer-page/pure.js: which function strings may skip the page reset. Only
 // functions that can read, compute and return are pure; every way to change state, reach a
 // global or run code the parser does not see is impure. The file is browser JS, run here in a
 // vm context of its own.

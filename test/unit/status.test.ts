@@ -24,7 +24,7 @@ const store = { ping: async () => 0.25 };
 const opts = { buildHash: 'abc123', googleOAuth: false, probeTtlMs: 60_000, probeDeadlineMs: 200 };
 
 describe('StatusService', () => {
-  it('healthy when the browser is up and a probe render succeeds; fields as SPEC', async () => {
+  it('healthy when the browser is up and a probe render succeeds; the documented fields', async () => {
     const pool = fakePool({});
     const r = await new StatusService(pool, store, opts, { now: () => Date.UTC(2025, 0, 2) }).report();
     expect(r).to.deep.equal({ status: 'healthy', buildHash: 'abc123', kvLatency: 0.25, oauth: { google: false }, timestamp: '2025-01-02T00:00:00.000Z' });
