@@ -42,7 +42,7 @@ export function parseQuery(raw: string, maxParams = MAX_QUERY_PARAMS): ParsedQue
 /**
  * Parses ctx.querystring once and puts the result where ctx.query reads it, so that every
  * later reader (auth's api_key, validate, routes) gets this bounded parse. Too many parameters:
- * 400 invalid_input, or invalid_config on the open endpoint (its own codes, SPEC).
+ * 400 invalid_input, or invalid_config on the open endpoint (which answers with its own codes).
  */
 export function queryParser(maxParams = MAX_QUERY_PARAMS): Middleware {
   return async (ctx, next) => {

@@ -1,7 +1,6 @@
-// JSON Schemas of the automation-style (Zapier-style) endpoints: SPEC "Automation-style
-// endpoints" and CONTRACT §2 (multi-series). They are validated with type coercion and
-// defaults (form tools send "800" and "true"), and the same objects build the OpenAPI
-// document, defaults included.
+// JSON Schemas of the automation-style (Zapier-style) endpoints, multi-series included. They
+// are validated with type coercion and defaults (form tools send "800" and "true"), and the
+// same objects build the OpenAPI document, defaults included.
 const dimension = (what: string, def: number) =>
   ({
     type: 'integer',
