@@ -13,7 +13,9 @@ fi
 # System packages: the browser and fonts (Latin sans, CJK, colour emoji).
 missing=()
 [ -x /usr/lib/chromium/chromium ] || [ -n "${CHROMIUM_PATH:-}" ] || missing+=(chromium)
-for pkg in fonts-liberation fonts-noto-cjk fonts-noto-color-emoji fontconfig; do
+# PostgreSQL, Redis and nginx: the multi-instance store and the tests that start throwaway
+# servers of each (a single box needs none of them running).
+for pkg in fonts-liberation fonts-noto-cjk fonts-noto-color-emoji fontconfig postgresql redis-server nginx; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

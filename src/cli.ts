@@ -5,8 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { startPool, startServer } from './main.js';
-import { createSqliteStore } from './store/sqlite/index.js';
-import { loadMasterKey } from './store/masterKey.js';
+import { masterKeyOf, openStore } from './store/open.js';
 import { AccountService } from './services/accounts.js';
 import { RenderService } from './services/render.js';
 import { parsePlanName, PLANS } from './chart/plans.js';
@@ -52,9 +51,9 @@ function readJsonFile(path: string): unknown {
 }
 
 async function withAccounts<T>(config: Config, fn: (svc: AccountService) => Promise<T>): Promise<T> {
-  const store = createSqliteStore(config.dataDir);
+  const store = await openStore(config);
   try {
-    return await fn(new AccountService(store, loadMasterKey(config.dataDir)));
+    return await fn(new AccountService(store, masterKeyOf(config)));
   } finally {
     await store.close();
   }

@@ -39,6 +39,12 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Allow webhook targets on loopback, private and link-local addresses. */
   readonly webhookAllowPrivate: boolean;
+  /** DATABASE_URL: the shared PostgreSQL store; null = SQLite in dataDir. */
+  readonly databaseUrl: string | null;
+  /** REDIS_URL: counters, windows, leases, coalescing and the hot image tier across instances. */
+  readonly redisUrl: string | null;
+  /** MASTER_KEY: the secret every instance derives signing secrets from; null = dataDir/master.key. */
+  readonly masterKey: Buffer | null;
 }
 
 export class ConfigError extends Error {}
@@ -125,7 +131,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
     metricsToken: metricsToken(env),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    ...sharedState(env),
   });
+}
+
+/** DATABASE_URL, REDIS_URL and MASTER_KEY: instances sharing a database must share the key. */
+function sharedState(env: NodeJS.ProcessEnv): Pick<Config, 'databaseUrl' | 'redisUrl' | 'masterKey'> {
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const rawKey = env.MASTER_KEY?.trim() || null;
+  if (rawKey !== null && !/^(?:[0-9a-fA-F]{2}){32,}$/.test(rawKey)) {
+    throw new ConfigError('MASTER_KEY must be at least 32 bytes of hex (64 hex digits; e.g. openssl rand -hex 32)');
+  }
+  if (databaseUrl !== null && rawKey === null) {
+    throw new ConfigError('MASTER_KEY is required with DATABASE_URL: every instance must derive the same signing secrets (openssl rand -hex 32)');
+  }
+  return { databaseUrl, redisUrl, masterKey: rawKey === null ? null : Buffer.from(rawKey, 'hex') };
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: readonly string[]): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.map((p) => p + '//...').join(' or ')})`);
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
+  return raw;
 }
 
 /** A token short enough to guess would protect nothing: at least 16 visible characters. */

@@ -3,8 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { createSqliteStore } from './store/sqlite/index.js';
-import { loadMasterKey } from './store/masterKey.js';
+import { masterKeyOf, openStore } from './store/open.js';
 import { PagePool } from './render/pool.js';
 import { AccountService } from './services/accounts.js';
 import { systemClock, type Clock } from './clock.js';
@@ -94,10 +93,10 @@ export async function startPool(config: Config, log: Logger): Promise<PagePool> 
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   const log = opts.log ?? createLogger(config.logLevel);
-  const store = createSqliteStore(config.dataDir);
+  const store = await openStore(config);
   let pool: PagePool | undefined;
   try {
-    const masterKey = loadMasterKey(config.dataDir);
+    const masterKey = masterKeyOf(config);
     pool = await startPool(config, log);
     const clock = opts.clock ?? systemClock;
     const accounts = new AccountService(store, masterKey, clock);

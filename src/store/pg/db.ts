@@ -1,0 +1,144 @@
+// The PostgreSQL connection pool, transactions, typed storage errors and migrations.
+import pg from 'pg';
+import { StorageError } from '../errors.js';
+import { PG_MIGRATIONS } from './migrations.js';
+
+/** bigint (ms timestamps, counters) and numeric (SUM) read back as numbers: they stay far below 2^53. */
+const NUMBER_TYPES = new Set([20, 1700]);
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    NUMBER_TYPES.has(oid) ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** A query runner: the pool, or one client inside a transaction. */
+export interface Sql {
+  rows<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  one<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T | null>;
+  exec(text: string, params?: readonly unknown[]): Promise<number>;
+}
+
+export interface PgDb extends Sql {
+  readonly pool: pg.Pool;
+  /** Runs fn in one transaction (READ COMMITTED unless told), retrying serialization failures. */
+  tx<T>(fn: (sql: Sql) => Promise<T>, opts?: { serializable?: boolean }): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL error codes that are the storage's fault, not the query's. */
+function storageError(err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return err;
+  const msg = (err as Error).message;
+  if (code === '53100' || code === '53200') return new StorageError('full', msg, code); // disk full, out of memory
+  if (code === '25006') return new StorageError('read_only', msg, code); // read-only transaction (a standby)
+  if (code === '58030') return new StorageError('io', msg, code);
+  if (code.startsWith('08') || code === '57P01' || code === '57P03' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') {
+    return new StorageError('unavailable', msg, code);
+  }
+  return err;
+}
+
+function runner(q: (text: string, params?: readonly unknown[]) => Promise<pg.QueryResult>): Sql {
+  const run = async (text: string, params?: readonly unknown[]) => {
+    try {
+      return await q(text, params);
+    } catch (err) {
+      throw storageError(err);
+    }
+  };
+  return {
+    async rows<T>(text: string, params?: readonly unknown[]) {
+      return (await run(text, params)).rows as T[];
+    },
+    async one<T>(text: string, params?: readonly unknown[]) {
+      return ((await run(text, params)).rows[0] as T | undefined) ?? null;
+    },
+    async exec(text: string, params?: readonly unknown[]) {
+      return (await run(text, params)).rowCount ?? 0;
+    },
+  };
+}
+
+export interface PgOptions {
+  url: string;
+  /** Connections at most (default 10). */
+  max?: number;
+}
+
+export async function openPg(opts: PgOptions): Promise<PgDb> {
+  const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, types, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
+  // an idle client losing its connection emits here; without a listener the process would exit
+  pool.on('error', () => {});
+  const base = runner((text, params) => pool.query({ text, values: params as unknown[] | undefined }));
+  const db: PgDb = {
+    pool,
+    ...base,
+    async tx<T>(fn: (sql: Sql) => Promise<T>, o: { serializable?: boolean } = {}): Promise<T> {
+      for (let attempt = 0; ; attempt++) {
+        const client = await pool.connect().catch((err: unknown) => {
+          throw storageError(err);
+        });
+        let broken = false;
+        try {
+          await client.query(o.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
+          const result = await fn(runner((text, params) => client.query({ text, values: params as unknown[] | undefined })));
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {
+            broken = true;
+          });
+          const code = (err as { code?: unknown }).code;
+          // serialization failure / deadlock: the transaction may simply be run again
+          if ((code === '40001' || code === '40P01') && attempt < 5) continue;
+          throw storageError(err);
+        } finally {
+          client.release(broken);
+        }
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+  try {
+    await migrate(db);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err;
+  }
+  return db;
+}
+
+/** Lock id for migrations: instances starting together migrate once, the others wait. */
+const MIGRATION_LOCK = 0x63687274; // "chrt"
+
+export async function migrate(db: PgDb): Promise<void> {
+  const client = await db.pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS chartshot_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)');
+      const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM chartshot_migrations');
+      const current = rows[0]?.v ?? 0;
+      if (current > PG_MIGRATIONS.length) {
+        throw new Error(`the database is at schema version ${current}, newer than this build (${PG_MIGRATIONS.length}): upgrade chartshot`);
+      }
+      for (let v = current; v < PG_MIGRATIONS.length; v++) {
+        await client.query('BEGIN');
+        try {
+          await client.query(PG_MIGRATIONS[v]!);
+          await client.query('INSERT INTO chartshot_migrations (version, applied_at) VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)', [v + 1]);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    }
+  } finally {
+    client.release();
+  }
+}

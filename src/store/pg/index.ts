@@ -1,0 +1,59 @@
+// The PostgreSQL store: the same Store interface as SQLite, for several instances sharing one
+// database. One file per table family, as in store/sqlite/.
+import type { Store } from '../types.js';
+import { openPg, type PgDb, type PgOptions } from './db.js';
+import { pgAccounts, pgKeys, pgSessions } from './accounts.js';
+import { pgImages } from './images.js';
+import { pgCharts, pgChartMetrics } from './charts.js';
+import { pgOpenWindows } from './openWindows.js';
+import { pgUsage } from './usage.js';
+import { pgRateLimits } from './rateLimits.js';
+import { pgTrials } from './trials.js';
+import { pgBilling } from './billing.js';
+import { pgOutbox } from './outbox.js';
+import { authChanges } from './authVersion.js';
+
+export interface PgStore extends Store {
+  readonly db: PgDb;
+}
+
+export async function createPgStore(opts: PgOptions): Promise<PgStore> {
+  const db = await openPg(opts);
+  let auth: Awaited<ReturnType<typeof authChanges>>;
+  try {
+    auth = await authChanges(db);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  let closed = false;
+  return {
+    db,
+    accounts: pgAccounts(db),
+    keys: pgKeys(db),
+    sessions: pgSessions(db),
+    images: pgImages(db),
+    charts: pgCharts(db),
+    chartMetrics: pgChartMetrics(db),
+    openWindows: pgOpenWindows(db),
+    usage: pgUsage(db),
+    rateLimits: pgRateLimits(db),
+    trials: pgTrials(db),
+    billing: pgBilling(db),
+    outbox: pgOutbox(db),
+    async ping() {
+      const t = process.hrtime.bigint();
+      await db.one('SELECT 1');
+      return Number(process.hrtime.bigint() - t) / 1e6;
+    },
+    authVersion() {
+      return closed ? -1 : auth.version();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await auth.close();
+      await db.close();
+    },
+  };
+}

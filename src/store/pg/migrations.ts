@@ -1,0 +1,204 @@
+// PostgreSQL schema migrations, applied in order under an advisory lock and recorded in
+// chartshot_migrations. Never edit a shipped migration: append a new one. Times are ms since
+// the epoch (bigint, read back as numbers), as in the SQLite schema this mirrors.
+export const PG_MIGRATIONS: readonly string[] = [
+  // 1: the SQLite schema as of its migration 7, in one step
+  `
+  CREATE TABLE accounts (
+    id text PRIMARY KEY,
+    email text,
+    plan text NOT NULL,
+    status text NOT NULL DEFAULT 'active',
+    created_at bigint NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    kind text NOT NULL,
+    key_hash text NOT NULL UNIQUE,
+    prefix text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint,
+    revoked_at bigint
+  );
+  CREATE INDEX api_keys_account ON api_keys(account_id);
+  CREATE TABLE sessions (
+    token_hash text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL
+  );
+
+  CREATE TABLE images (
+    key text PRIMARY KEY,
+    content_type text NOT NULL,
+    etag text NOT NULL,
+    body bytea NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint,
+    size bigint NOT NULL DEFAULT 0
+  );
+  CREATE INDEX images_expires ON images(expires_at);
+  CREATE INDEX images_open_age ON images(created_at) WHERE key >= 'open:' AND key < 'open;';
+  -- running total of the open endpoint's cached bytes (keys "open:"), kept by a trigger
+  CREATE TABLE open_cache_bytes (id integer PRIMARY KEY CHECK (id = 1), bytes bigint NOT NULL);
+  INSERT INTO open_cache_bytes (id, bytes) VALUES (1, 0);
+  CREATE FUNCTION images_open_bytes() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.key >= 'open:' AND OLD.key < 'open;' THEN
+      UPDATE open_cache_bytes SET bytes = bytes - OLD.size WHERE id = 1;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.key >= 'open:' AND NEW.key < 'open;' THEN
+      UPDATE open_cache_bytes SET bytes = bytes + NEW.size WHERE id = 1;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER images_open_bytes AFTER INSERT OR UPDATE OR DELETE ON images
+    FOR EACH ROW EXECUTE FUNCTION images_open_bytes();
+
+  CREATE TABLE charts (
+    id text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    key_id text NOT NULL,
+    request_json text NOT NULL,
+    digest text NOT NULL,
+    created_at bigint NOT NULL
+  );
+  CREATE INDEX charts_account ON charts(account_id);
+  CREATE TABLE chart_metrics (
+    chart_id text PRIMARY KEY REFERENCES charts(id) ON DELETE CASCADE,
+    hit_count bigint NOT NULL DEFAULT 0,
+    error_count bigint NOT NULL DEFAULT 0,
+    render_count bigint NOT NULL DEFAULT 0,
+    render_ms_total double precision NOT NULL DEFAULT 0,
+    last_accessed bigint
+  );
+  CREATE TABLE chart_rerenders (
+    chart_id text PRIMARY KEY REFERENCES charts(id) ON DELETE CASCADE,
+    tokens double precision NOT NULL,
+    tokens_at bigint NOT NULL,
+    failures integer NOT NULL DEFAULT 0,
+    retry_at bigint,
+    error_status integer,
+    error_code text,
+    error_detail text
+  );
+  CREATE TABLE account_rerenders (
+    account_id text PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    budget_ms double precision NOT NULL,
+    budget_at bigint NOT NULL
+  );
+
+  CREATE TABLE usage_counters (
+    account_id text NOT NULL,
+    period_start bigint NOT NULL, -- billing period start (ms); 0 = a trial's whole life
+    used bigint NOT NULL DEFAULT 0,
+    reserved bigint NOT NULL DEFAULT 0, -- admitted, still rendering
+    PRIMARY KEY (account_id, period_start)
+  );
+  CREATE TABLE usage_daily (
+    account_id text NOT NULL,
+    day integer NOT NULL, -- days since the epoch (UTC)
+    requests bigint NOT NULL DEFAULT 0,
+    succeeded bigint NOT NULL DEFAULT 0,
+    renders bigint NOT NULL DEFAULT 0,
+    render_ms double precision NOT NULL DEFAULT 0,
+    cache_hits bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, day)
+  );
+  CREATE TABLE usage_thresholds (
+    account_id text NOT NULL,
+    period_start bigint NOT NULL,
+    threshold integer NOT NULL,
+    at bigint NOT NULL,
+    PRIMARY KEY (account_id, period_start, threshold)
+  );
+  CREATE TABLE rate_windows (
+    subject text PRIMARY KEY,
+    tokens double precision NOT NULL,
+    refilled_at bigint NOT NULL,
+    hour_start bigint NOT NULL,
+    hour_count bigint NOT NULL
+  );
+  CREATE TABLE trial_signups (
+    ip_hash text NOT NULL,
+    created_at bigint NOT NULL,
+    account_id text
+  );
+  CREATE INDEX trial_signups_ip ON trial_signups(ip_hash, created_at);
+  CREATE TABLE billing (
+    account_id text PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+    cycle text NOT NULL,
+    period_start bigint NOT NULL,
+    period_end bigint NOT NULL,
+    period_plan text NOT NULL,
+    billed_plan text NOT NULL,
+    pending_cycle text,
+    cancel_at_period_end boolean NOT NULL DEFAULT false,
+    read_only_until bigint,
+    payment_failed_at bigint,
+    dunning_stage integer NOT NULL DEFAULT 0,
+    webhook_url text,
+    custom_charts bigint,
+    custom_per_minute bigint,
+    custom_per_hour bigint,
+    custom_burst bigint,
+    custom_price_pence bigint
+  );
+  CREATE TABLE billing_lines (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    account_id text NOT NULL,
+    period_start bigint NOT NULL,
+    kind text NOT NULL,
+    description text NOT NULL,
+    amount_pence bigint NOT NULL,
+    created_at bigint NOT NULL
+  );
+  CREATE INDEX billing_lines_account ON billing_lines(account_id, period_start);
+  CREATE TABLE invoices (
+    id text PRIMARY KEY,
+    account_id text NOT NULL,
+    issued_at bigint NOT NULL,
+    period_start bigint NOT NULL,
+    period_end bigint NOT NULL,
+    plan text NOT NULL,
+    cycle text NOT NULL,
+    lines text NOT NULL,
+    total_pence bigint NOT NULL,
+    status text NOT NULL,
+    paid_at bigint,
+    UNIQUE (account_id, period_start)
+  );
+  CREATE INDEX invoices_account ON invoices(account_id, issued_at);
+  CREATE TABLE billing_events (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    account_id text NOT NULL,
+    at bigint NOT NULL,
+    kind text NOT NULL,
+    detail text
+  );
+  CREATE INDEX billing_events_account ON billing_events(account_id, id);
+  CREATE TABLE outbox (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind text NOT NULL, -- webhook | email
+    account_id text NOT NULL,
+    target text NOT NULL, -- URL or e-mail address
+    subject text,
+    body text NOT NULL,
+    status text NOT NULL DEFAULT 'pending', -- pending | delivered | failed
+    attempts integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint NOT NULL,
+    last_error text,
+    created_at bigint NOT NULL,
+    delivered_at bigint
+  );
+  CREATE INDEX outbox_due ON outbox(status, next_attempt_at);
+
+  CREATE TABLE open_renders (
+    client text NOT NULL, -- IPv4 address or IPv6 /64 prefix
+    at bigint NOT NULL
+  );
+  CREATE INDEX open_renders_client_at ON open_renders(client, at);
+  CREATE INDEX open_renders_at ON open_renders(at);
+  `,
+];
