@@ -63,4 +63,40 @@ describe('abandoned requests leave the queue', function () {
     expect(next.status).to.equal(200);
     expect(pool.stats().renders! - rendersBefore).to.equal(1);
   });
+
+  it('the same holds for POST /v1/chart/create, the open endpoint and the automation endpoints', async () => {
+    const pool = s.deps.pool;
+    const blocker = post(s.url, '/v1/chart', { chart: BLOCKER, width: 301, height: 150 }, apiKey(key));
+    await until('the blocker holds the page', () => pool.stats().borrowed === 1);
+    const rendersBefore = pool.stats().renders!;
+    const abandonedBefore = pool.stats().admission!.abandoned;
+    const json = { 'content-type': 'application/json', ...apiKey(key) };
+    // different sizes or titles: identical requests would share one render
+    const requests: Array<[string, RequestInit]> = [
+      ['/v1/chart/create', { method: 'POST', headers: json, body: JSON.stringify({ chart: BAR, width: 210, height: 100 }) }],
+      ['/v1/chart/create', { method: 'POST', headers: json, body: JSON.stringify({ chart: BAR, width: 211, height: 100 }) }],
+      [`/v1/open/chart?${new URLSearchParams({ c: JSON.stringify({ ...BAR, options: { plugins: { title: { display: true, text: 'gone 1' } } } }) })}`, { method: 'GET' }],
+      [`/v1/open/chart?${new URLSearchParams({ c: JSON.stringify({ ...BAR, options: { plugins: { title: { display: true, text: 'gone 2' } } } }) })}`, { method: 'GET' }],
+      ['/v1/zapier/bar-chart', { method: 'POST', headers: json, body: JSON.stringify({ title: 'gone', labels: 'a,b', values: '1,2', width: 214, height: 100 }) }],
+    ];
+    const clients = requests.map(() => new AbortController());
+    const queued = requests.map(([path, init], i) =>
+      fetch(s.url + path, { ...init, signal: clients[i]!.signal }).then(
+        () => 'answered',
+        () => 'aborted',
+      ),
+    );
+    await until(`${requests.length} requests wait for the page`, () => pool.stats().admission!.waiting === requests.length);
+    for (const c of clients) c.abort();
+    expect(await Promise.all(queued)).to.deep.equal(Array(requests.length).fill('aborted'));
+    await until('the queue is empty again', () => pool.stats().admission!.waiting === 0);
+    expect(pool.stats().borrowed).to.equal(1);
+    expect(pool.stats().admission!.abandoned - abandonedBefore).to.equal(requests.length);
+    expect((await blocker).status).to.equal(200);
+    // nothing of the burst rendered, and no short chart was kept for it
+    expect(pool.stats().renders! - rendersBefore).to.equal(0);
+    const created = await post(s.url, '/v1/chart/create', { chart: BAR, width: 215, height: 100 }, apiKey(key));
+    expect(created.status).to.equal(201);
+    expect(pool.stats().renders! - rendersBefore).to.equal(1);
+  });
 });
