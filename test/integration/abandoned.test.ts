@@ -30,12 +30,16 @@ describe('abandoned requests leave the queue', function () {
     expect(ok(), what).to.equal(true);
   };
 
-  it('N queued requests whose clients disconnect leave the queue and never render', async () => {
+  /** Starts a render that holds the only page for seconds; the counters as they were then. */
+  const holdThePage = async (width: number) => {
     const pool = s.deps.pool;
-    const blocker = post(s.url, '/v1/chart', { chart: BLOCKER, width: 300, height: 150 }, apiKey(key));
+    const blocker = post(s.url, '/v1/chart', { chart: BLOCKER, width, height: 150 }, apiKey(key));
     await until('the blocker holds the page', () => pool.stats().borrowed === 1);
-    const rendersBefore = pool.stats().renders!;
-    const abandonedBefore = pool.stats().admission!.abandoned;
+    return { pool, blocker, rendersBefore: pool.stats().renders!, abandonedBefore: pool.stats().admission!.abandoned };
+  };
+
+  it('N queued requests whose clients disconnect leave the queue and never render', async () => {
+    const { pool, blocker, rendersBefore, abandonedBefore } = await holdThePage(300);
     const N = 6;
     const clients = Array.from({ length: N }, () => new AbortController());
     const queued = clients.map((c, i) =>
@@ -65,11 +69,7 @@ describe('abandoned requests leave the queue', function () {
   });
 
   it('the same holds for POST /v1/chart/create, the open endpoint and the automation endpoints', async () => {
-    const pool = s.deps.pool;
-    const blocker = post(s.url, '/v1/chart', { chart: BLOCKER, width: 301, height: 150 }, apiKey(key));
-    await until('the blocker holds the page', () => pool.stats().borrowed === 1);
-    const rendersBefore = pool.stats().renders!;
-    const abandonedBefore = pool.stats().admission!.abandoned;
+    const { pool, blocker, rendersBefore, abandonedBefore } = await holdThePage(301);
     const json = { 'content-type': 'application/json', ...apiKey(key) };
     // different sizes or titles: identical requests would share one render
     const requests: Array<[string, RequestInit]> = [
