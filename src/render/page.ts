@@ -1,6 +1,6 @@
 // One renderer page: a Chromium tab in its own browser context with the harness loaded, the CDP
 // call that runs a render on it, and the reset that cleans it. Leasing and recycling: pool.ts.
-import type { BrowserContext, CDPSession, Page } from 'puppeteer-core';
+import type { BrowserContext, CDPSession, Page, Protocol } from 'puppeteer-core';
 import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
 import { HARNESS_ORIGIN, HARNESS_URL } from './harness.js';
@@ -183,6 +183,21 @@ export class RenderPage {
     this.windowId = res.result.objectId;
   }
 
+  /**
+   * cdp.send without the stack trace puppeteer captures for every call (an Error built per
+   * message in case the call fails later): a failed render becomes a RenderError of its own,
+   * so that stack is never read. Measured: 0.55 -> 0.47 ms of Node CPU per render call.
+   */
+  private send(method: 'Runtime.callFunctionOn', params: Protocol.Runtime.CallFunctionOnRequest): Promise<unknown> {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return this.cdp.send(method, params);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+
   private async call<T>(fn: string, args: unknown[]): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -196,7 +211,7 @@ export class RenderPage {
     });
     try {
       const res = (await Promise.race([
-        this.cdp.send('Runtime.callFunctionOn', {
+        this.send('Runtime.callFunctionOn', {
           functionDeclaration: fn,
           objectId: this.windowId,
           arguments: args.map((value) => ({ value })),
