@@ -29,27 +29,32 @@ export function nestingDepth(text: string): number {
   return max;
 }
 
-/** nestingDepth's answer, and where the members of a top-level object lie in the text. */
+/** nestingDepth's answer, and where the members of a top-level object lie in the bytes. */
 export interface JsonScan {
   depth: number;
   /**
-   * [start, end) of each top-level member's value (the last one of a repeated key, as
-   * JSON.parse keeps), by the key as written; null when the text is not an object or a key
-   * carries an escape (its parsed name could differ from the text).
+   * [start, end) byte offsets of each top-level member's value (the last one of a repeated
+   * key, as JSON.parse keeps), by the key as written; null when the text is not an object or
+   * a key carries an escape (its parsed name could differ from the text).
    */
   members: Map<string, [number, number]> | null;
 }
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
-/** nestingDepth and the top-level member spans in one pass (a JSON body is scanned once). */
-export function scanJson(text: string): JsonScan {
+/**
+ * nestingDepth and the top-level member spans in one pass over the UTF-8 bytes of a JSON body
+ * (a body is scanned once). Bytes rather than the decoded string: every structural character is
+ * ASCII and no byte of a multi-byte character is, and indexing bytes is about twice as fast
+ * (a 2 MB body of points: 22 -> 12 ms).
+ */
+export function scanJson(bytes: Uint8Array): JsonScan {
   let depth = 0;
   let max = 0;
-  const n = text.length;
+  const n = bytes.length;
   let start = 0;
-  while (start < n && isSpace(text.charCodeAt(start))) start++;
-  let members: Map<string, [number, number]> | null = text.charCodeAt(start) === 123 ? new Map() : null;
+  while (start < n && isSpace(bytes[start]!)) start++;
+  let members: Map<string, [number, number]> | null = bytes[start] === 123 ? new Map() : null;
   let expectKey = false;
   let key: string | null = null;
   let valueStart = 0;
@@ -57,18 +62,18 @@ export function scanJson(text: string): JsonScan {
     if (key === null || !members) return;
     let a = valueStart;
     let b = end;
-    while (a < b && isSpace(text.charCodeAt(a))) a++;
-    while (b > a && isSpace(text.charCodeAt(b - 1))) b--;
+    while (a < b && isSpace(bytes[a]!)) a++;
+    while (b > a && isSpace(bytes[b - 1]!)) b--;
     members.set(key, [a, b]);
     key = null;
   };
   for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
+    const c = bytes[i]!;
     if (c === 34 /* " */) {
       const from = i + 1;
       let escaped = false;
       for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
+        const d = bytes[i]!;
         if (d === 92 /* \ */) {
           escaped = true;
           i++;
@@ -76,7 +81,7 @@ export function scanJson(text: string): JsonScan {
       }
       if (depth === 1 && expectKey && members) {
         if (escaped) members = null;
-        else key = text.slice(from, i);
+        else key = utf8(bytes, from, Math.min(i, n));
         expectKey = false;
       }
     } else if (c === 123 || c === 91 /* { [ */) {
@@ -94,4 +99,9 @@ export function scanJson(text: string): JsonScan {
     }
   }
   return { depth: max, members };
+}
+
+/** The UTF-8 text of bytes [from, to). */
+export function utf8(bytes: Uint8Array, from: number, to: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', from, to);
 }

@@ -1,7 +1,7 @@
 // JSON bodies, read with a byte limit before anything is parsed.
 import type { Context, Middleware } from 'koa';
 import { invalidInput, type AppError } from '../errors.js';
-import { MAX_JSON_DEPTH, scanJson, type JsonScan } from '../chart/jsonDepth.js';
+import { MAX_JSON_DEPTH, scanJson, utf8, type JsonScan } from '../chart/jsonDepth.js';
 import { rememberConfigJson } from '../chart/request.js';
 
 export function jsonBody(maxBytes: number): Middleware {
@@ -17,12 +17,12 @@ export function jsonBody(maxBytes: number): Middleware {
       const type = ctx.get('content-type');
       if (type && !/json/i.test(type)) bad = invalidInput('send the body as application/json');
       else {
-        const scan = scanJson(text);
+        const scan = scanJson(bytes);
         if (scan.depth > MAX_JSON_DEPTH) bad = invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
         else {
           try {
             body = JSON.parse(text);
-            keepConfigText(body, text, scan);
+            keepConfigText(body, bytes, scan);
           } catch (err) {
             bad = invalidInput(`the body is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
           }
@@ -45,12 +45,12 @@ export function jsonBody(maxBytes: number): Middleware {
 }
 
 /** A chart config object in the body keeps its own text: the page gets it without serialising it again. */
-function keepConfigText(body: unknown, text: string, scan: JsonScan): void {
+function keepConfigText(body: unknown, bytes: Buffer, scan: JsonScan): void {
   if (!scan.members || typeof body !== 'object' || body === null || Array.isArray(body)) return;
   for (const field of ['chart', 'c']) {
     const value = (body as Record<string, unknown>)[field];
     const span = scan.members.get(field);
-    if (span && typeof value === 'object' && value !== null && !Array.isArray(value)) rememberConfigJson(value, text.slice(span[0], span[1]));
+    if (span && typeof value === 'object' && value !== null && !Array.isArray(value)) rememberConfigJson(value, utf8(bytes, span[0], span[1]));
   }
 }
 

@@ -64,24 +64,30 @@ describe('render digest and config JSON', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), (obj, spaced) => {
         const text = JSON.stringify(obj, null, spaced ? 2 : undefined);
-        const scan = scanJson(` ${text}\n`);
+        const bytes = Buffer.from(` ${text}\n`);
+        const scan = scanJson(bytes);
         expect(scan.depth).to.equal(nestingDepth(text));
         if (!scan.members) {
           expect(text).to.contain('\\'); // only an escaped key gives up
           return;
         }
         expect([...scan.members.keys()].sort()).to.deep.equal(Object.keys(obj).sort());
-        for (const [k, [a, b]] of scan.members) expect(JSON.parse(` ${text}\n`.slice(a, b))).to.deep.equal(JSON.parse(JSON.stringify(obj[k]))); // -0 is written as 0
+        for (const [k, [a, b]] of scan.members) expect(JSON.parse(bytes.toString('utf8', a, b))).to.deep.equal(JSON.parse(JSON.stringify(obj[k]))); // -0 is written as 0
       }),
       // a fixed seed: the suite must not depend on the luck of the draw (the counterexample
       // {"": -0} once failed a comparison that did not round-trip -0 through JSON)
       { numRuns: 300, seed: 1023698513 },
     );
     const dup = '{"chart": {"type": "bar"}, "width": 1, "chart" : {"type":"line"} }';
-    const [a, b] = scanJson(dup).members!.get('chart')!;
-    expect(dup.slice(a, b)).to.equal('{"type":"line"}');
-    expect(scanJson('{"ch\\u0061rt": {}}').members).to.equal(null);
-    expect(scanJson('[{"chart": {}}]').members).to.equal(null);
+    const [a, b] = scanJson(Buffer.from(dup)).members!.get('chart')!;
+    expect(Buffer.from(dup).toString('utf8', a, b)).to.equal('{"type":"line"}');
+    expect(scanJson(Buffer.from('{"ch\\u0061rt": {}}')).members).to.equal(null);
+    expect(scanJson(Buffer.from('[{"chart": {}}]')).members).to.equal(null);
+    // keys and values beyond ASCII: spans are byte offsets
+    const wide = Buffer.from('{"名前": "✓", "chart": {"t": "信号 ✓"}}');
+    const scanned = scanJson(wide).members!;
+    expect([...scanned.keys()]).to.deep.equal(['名前', 'chart']);
+    expect(wide.toString('utf8', ...scanned.get('chart')!)).to.equal('{"t": "信号 ✓"}');
   });
 
   it('a body config keeps its text, so the page and the digest use the bytes received', async () => {
