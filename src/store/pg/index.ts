@@ -29,8 +29,8 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
   let closed = false;
   return {
     db,
-    accounts: pgAccounts(db),
-    keys: pgKeys(db),
+    accounts: pgAccounts(db, auth.wrote),
+    keys: pgKeys(db, auth.wrote),
     sessions: pgSessions(db),
     images: pgImages(db),
     charts: pgCharts(db),
