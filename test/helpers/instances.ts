@@ -14,7 +14,7 @@ export async function anotherInstance(store: Store, backend: Backend): Promise<P
 
 /** Raw SQL on either backend, for what no Store method shows (a table's row count). */
 export async function countRows(store: Store, table: 'charts' | 'images' | 'usage_counters' | 'usage_daily' | 'chart_rerenders'): Promise<number> {
-  const db = (store as { db: unknown }).db as
+  const db = (store as unknown as { db: unknown }).db as
     | { prepare(sql: string): { get(): unknown } }
     | { one<T>(sql: string): Promise<T | null> };
   const sql = `SELECT count(*) AS n FROM ${table}`;
@@ -24,6 +24,6 @@ export async function countRows(store: Store, table: 'charts' | 'images' | 'usag
 
 /** Runs DDL or DML on either backend (tests only: to make a later write fail). */
 export async function execSql(store: Store, sql: string): Promise<void> {
-  const db = (store as { db: { exec(sql: string): unknown } }).db;
+  const db = (store as unknown as { db: { exec(sql: string): unknown } }).db;
   await db.exec(sql);
 }

@@ -1,6 +1,7 @@
 // Store.authVersion for PostgreSQL: a number that changes whenever an account, a key or a billing
 // record may have changed, in this instance (its own writes) or any other (LISTEN/NOTIFY).
 import pg from 'pg';
+import { randomBytes } from 'node:crypto';
 import type { PgDb } from './db.js';
 
 /** Notified by triggers on accounts, api_keys and billing (migration 2). */
@@ -11,6 +12,8 @@ export interface AuthChanges {
   version(): number;
   /** This instance committed a write to accounts, keys or billing. */
   wrote(): void;
+  /** Resolves once every change committed before the call is counted in version(). */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -20,6 +23,8 @@ export interface AuthChangesOptions {
 }
 
 const MAX_RETRY_MS = 5000;
+/** The listening connection's application_name (pg_stat_activity shows it). */
+export const AUTH_LISTENER_NAME = 'chartshot-auth-listener';
 
 export async function authChanges(db: PgDb, opts: AuthChangesOptions = {}): Promise<AuthChanges> {
   const heartbeatMs = opts.heartbeatMs ?? 5000;
@@ -29,6 +34,13 @@ export async function authChanges(db: PgDb, opts: AuthChangesOptions = {}): Prom
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
   let retryMs = 100;
+  // markers sent by settled(): notifications arrive in commit order, so once a marker is back
+  // every change committed before it has been counted
+  const waiting = new Map<string, () => void>();
+  const releaseAll = () => {
+    for (const done of waiting.values()) done();
+    waiting.clear();
+  };
 
   const drop = (c: pg.Client) => {
     c.end().catch(() => {});
@@ -37,6 +49,7 @@ export async function authChanges(db: PgDb, opts: AuthChangesOptions = {}): Prom
     if (client !== c) return;
     client = null;
     listening = false;
+    releaseAll(); // version() now changes on every call: nothing is left to wait for
     drop(c);
     if (closed || retry) return;
     retry = setTimeout(() => {
@@ -47,12 +60,18 @@ export async function authChanges(db: PgDb, opts: AuthChangesOptions = {}): Prom
     retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
   };
   const connect = async () => {
-    const c = new pg.Client({ ...db.pool.options, keepAlive: true });
+    const c = new pg.Client({ ...db.pool.options, keepAlive: true, application_name: AUTH_LISTENER_NAME });
     client = c;
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));
-    c.on('notification', () => {
-      n++;
+    c.on('notification', (msg) => {
+      const done = msg.payload ? waiting.get(msg.payload) : undefined;
+      if (done) {
+        waiting.delete(msg.payload!);
+        done();
+      } else {
+        n++;
+      }
     });
     try {
       await c.connect();
@@ -90,9 +109,17 @@ export async function authChanges(db: PgDb, opts: AuthChangesOptions = {}): Prom
     wrote: () => {
       n++;
     },
+    async settled() {
+      if (!listening) return;
+      const marker = `settled:${randomBytes(8).toString('hex')}`;
+      const back = new Promise<void>((resolve) => waiting.set(marker, resolve));
+      await db.exec('SELECT pg_notify($1, $2)', [AUTH_CHANNEL, marker]);
+      await back;
+    },
     async close() {
       closed = true;
       listening = false;
+      releaseAll();
       clearInterval(heartbeat);
       if (retry) clearTimeout(retry);
       retry = null;

@@ -15,6 +15,8 @@ import { authChanges } from './authVersion.js';
 
 export interface PgStore extends Store {
   readonly db: PgDb;
+  /** Resolves once every change to accounts, keys or billing committed before the call is counted in authVersion(). */
+  authSettled(): Promise<void>;
 }
 
 export async function createPgStore(opts: PgOptions): Promise<PgStore> {
@@ -48,6 +50,9 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     },
     authVersion() {
       return closed ? -1 : auth.version();
+    },
+    authSettled() {
+      return auth.settled();
     },
     async close() {
       if (closed) return;
