@@ -12,14 +12,17 @@ export async function anotherInstance(store: Store, backend: Backend): Promise<P
   return createPgStore({ url, max: 4 });
 }
 
-/** Raw SQL on either backend, for what no Store method shows (a table's row count). */
-export async function countRows(store: Store, table: 'charts' | 'images' | 'usage_counters' | 'usage_daily' | 'chart_rerenders'): Promise<number> {
+/** The first row of a raw query on either backend (tests only: what no Store method shows). */
+export async function sqlOne<T>(store: Store, sql: string): Promise<T | null> {
   const db = (store as unknown as { db: unknown }).db as
     | { prepare(sql: string): { get(): unknown } }
-    | { one<T>(sql: string): Promise<T | null> };
-  const sql = `SELECT count(*) AS n FROM ${table}`;
-  const row = 'prepare' in db ? (db.prepare(sql).get() as { n: number }) : await db.one<{ n: number }>(sql);
-  return row!.n;
+    | { one<R>(sql: string): Promise<R | null> };
+  return 'prepare' in db ? ((db.prepare(sql).get() as T | undefined) ?? null) : db.one<T>(sql);
+}
+
+/** Rows in a table, on either backend. */
+export async function countRows(store: Store, table: 'charts' | 'images' | 'usage_counters' | 'usage_daily' | 'chart_rerenders'): Promise<number> {
+  return Number((await sqlOne<{ n: number }>(store, `SELECT count(*) AS n FROM ${table}`))!.n);
 }
 
 /** Runs DDL or DML on either backend (tests only: to make a later write fail). */
