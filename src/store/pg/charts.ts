@@ -1,28 +1,12 @@
 // PostgreSQL: short charts (created with their image and count in one transaction), their
 // re-render buckets and remembered failures (row locks), and per-chart metrics.
-import type { RenderRequest } from '../../chart/request.js';
-import type { ChartMetricsStore, ChartStore, RerenderFailure, RerenderLimits, RerenderTake } from '../types.js';
+import type { ChartMetricsStore, ChartStore, RerenderLimits, RerenderTake } from '../types.js';
+import { failureOf, toChart, toMetrics, type ChartRow, type MetricsRow, type RerenderRow } from '../rows.js';
 import type { PgDb, Sql } from './db.js';
 import { writeImage } from './images.js';
 import { countGeneration } from './generation.js';
 
-interface ChartRow { id: string; account_id: string; key_id: string; request_json: string; digest: string; created_at: number }
-interface RerenderRow {
-  tokens: number;
-  tokens_at: number;
-  failures: number;
-  retry_at: number | null;
-  error_status: number | null;
-  error_code: string | null;
-  error_detail: string | null;
-}
-
 const RERENDER_COLUMNS = 'tokens, tokens_at, failures, retry_at, error_status, error_code, error_detail';
-
-function failureOf(r: RerenderRow | null): RerenderFailure | null {
-  if (!r || r.failures === 0 || r.retry_at === null) return null;
-  return { failures: r.failures, retryAt: r.retry_at, status: r.error_status ?? 500, code: r.error_code ?? 'render_failed', detail: r.error_detail };
-}
 
 export function pgCharts(db: PgDb): ChartStore {
   return {
@@ -41,15 +25,7 @@ export function pgCharts(db: PgDb): ChartStore {
     ...rerenderGuard(db),
     async find(id) {
       const r = await db.one<ChartRow>('SELECT id, account_id, key_id, request_json, digest, created_at FROM charts WHERE id = $1', [id]);
-      if (!r) return null;
-      return {
-        id: r.id,
-        accountId: r.account_id,
-        keyId: r.key_id,
-        request: JSON.parse(r.request_json) as RenderRequest,
-        digest: r.digest,
-        createdAt: r.created_at,
-      };
+      return r ? toChart(r) : null;
     },
   };
 }
@@ -133,15 +109,6 @@ function rerenderGuard(db: PgDb): Pick<ChartStore, 'rerenderFailure' | 'takeRere
   };
 }
 
-interface MetricsRow {
-  chart_id: string;
-  hit_count: number;
-  error_count: number;
-  render_count: number;
-  render_ms_total: number;
-  last_accessed: number | null;
-}
-
 const FOREIGN_KEY = '23503';
 
 export function pgChartMetrics(db: PgDb): ChartMetricsStore {
@@ -188,16 +155,7 @@ export function pgChartMetrics(db: PgDb): ChartMetricsStore {
         'SELECT chart_id, hit_count, error_count, render_count, render_ms_total, last_accessed FROM chart_metrics WHERE chart_id = $1',
         [chartId],
       );
-      return r
-        ? {
-            chartId: r.chart_id,
-            hitCount: r.hit_count,
-            errorCount: r.error_count,
-            renderCount: r.render_count,
-            renderMsTotal: r.render_ms_total,
-            lastAccessed: r.last_accessed,
-          }
-        : null;
+      return r ? toMetrics(r) : null;
     },
   };
 }
