@@ -9,7 +9,7 @@ import { ImageCache } from '../../src/services/imageCache.js';
 import { loadConfig } from '../../src/config.js';
 import { FakeClock } from '../helpers/clock.js';
 import { eachStore } from '../helpers/stores.js';
-import { anotherInstance } from '../helpers/instances.js';
+import { anotherInstance, execSql } from '../helpers/instances.js';
 
 const KB = 1024;
 const body = (n: number, fill = 1) => Buffer.alloc(n, fill);
@@ -85,6 +85,21 @@ eachStore('open cache byte budget', (current, backend) => {
   });
 
   if (backend.name === 'PostgreSQL') {
+    it('open images are told by their prefix whatever the collation (a locale orders "open:x" after "open;")', async () => {
+      await execSql(store, 'ALTER TABLE images ALTER COLUMN key TYPE text COLLATE "en-x-icu"');
+      try {
+        await cache.putOpen('open:x', body(3 * KB), 'image/png', 60_000, 4 * KB);
+        await cache.put('chart:y', body(2 * KB), 'image/png', null);
+        expect(await store.images.openCacheBytes()).to.equal(3 * KB);
+        clock.advance(1000);
+        await cache.putOpen('open:z', body(3 * KB), 'image/png', 60_000, 4 * KB);
+        expect(await has('open:x')).to.equal(false);
+        expect(await store.images.openCacheBytes()).to.equal(3 * KB);
+      } finally {
+        await execSql(store, 'ALTER TABLE images ALTER COLUMN key TYPE text COLLATE "default"');
+      }
+    });
+
     it('the total is kept in the database: another instance reads it', async () => {
       await cache.putOpen('open:a', body(6 * KB), 'image/png', 60_000, 100 * KB);
       const other = await anotherInstance(store, backend);
