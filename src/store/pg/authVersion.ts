@@ -113,7 +113,12 @@ export async function authChanges(db: PgDb, opts: AuthChangesOptions = {}): Prom
       if (!listening) return;
       const marker = `settled:${randomBytes(8).toString('hex')}`;
       const back = new Promise<void>((resolve) => waiting.set(marker, resolve));
-      await db.exec('SELECT pg_notify($1, $2)', [AUTH_CHANNEL, marker]);
+      try {
+        await db.exec('SELECT pg_notify($1, $2)', [AUTH_CHANNEL, marker]);
+      } catch (err) {
+        waiting.delete(marker);
+        throw err;
+      }
       await back;
     },
     async close() {
