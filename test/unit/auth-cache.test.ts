@@ -1,38 +1,58 @@
 // The authentication cache: a recent key's rows are reused, but no change to a key or an
-// account outlives it: in-process writes and other processes' commits drop it at once, and
+// account outlives it: in-process writes drop it at once, and other processes' commits (SQLite
+// data_version) or other instances' (PostgreSQL LISTEN/NOTIFY) as soon as the store sees them;
 // without that signal (a store lacking authVersion) a revocation elsewhere holds at most
-// AUTH_CACHE_MS. Real SQLite files; the second store plays the CLI in another process.
+// AUTH_CACHE_MS. The second store plays the CLI in another process, or another instance.
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { createSqliteStore } from '../../src/store/sqlite/index.js';
+import type { PgStore } from '../../src/store/pg/index.js';
+import { AUTH_LISTENER_NAME } from '../../src/store/pg/authVersion.js';
 import { AccountService, AUTH_CACHE_MS } from '../../src/services/accounts.js';
 import type { Store } from '../../src/store/types.js';
 import { AppError } from '../../src/errors.js';
 import { FakeClock, DAY } from '../helpers/clock.js';
 import { rejection } from '../helpers/rejection.js';
+import { eachStore } from '../helpers/stores.js';
+import { anotherInstance, execSql } from '../helpers/instances.js';
 
 const refused = (p: Promise<unknown>): Promise<AppError> => rejection(p, AppError);
 
-describe('authentication cache', () => {
+eachStore('authentication cache', (current, backend) => {
   const master = Buffer.alloc(32, 3);
-  let dir: string;
-  let store: SqliteStore;
-  let cli: SqliteStore;
+  const pg = backend.name === 'PostgreSQL';
+  let dir: string | undefined;
+  let store: Store;
+  let cli: Store;
   let clock: FakeClock;
 
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'chartshot-authcache-'));
-    store = createSqliteStore(dir);
-    cli = createSqliteStore(dir);
+  beforeEach(async () => {
+    if (pg) {
+      store = current();
+      cli = await anotherInstance(store, backend);
+    } else {
+      // two connections to one file: the CLI beside the server
+      dir = mkdtempSync(join(tmpdir(), 'chartshot-authcache-'));
+      store = createSqliteStore(dir);
+      cli = createSqliteStore(dir);
+    }
     clock = new FakeClock();
   });
   afterEach(async () => {
-    await store.close();
     await cli.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+      dir = undefined;
+    }
   });
+
+  /** Until `store` has seen every change committed so far (notifications arrive a moment after a commit). */
+  const settled = async (s: Store = store) => {
+    if (pg) await (s as PgStore).authSettled();
+  };
 
   /** Counts the key reads of a store (the reads the cache saves). */
   function counting(s: Store, withVersion = true): { store: Store; reads: () => number } {
@@ -48,6 +68,7 @@ describe('authentication cache', () => {
     const c = counting(store);
     const svc = new AccountService(c.store, master, clock);
     const a = await svc.createAccount('starter', null);
+    await settled();
     await svc.authenticateKey(a.api_key);
     await svc.authenticateKey(a.api_key);
     await svc.authenticateKeyId(a.key_id);
@@ -58,11 +79,13 @@ describe('authentication cache', () => {
     expect(c.reads()).to.equal(3);
   });
 
-  it('a key revoked by another process stops working at once (SQLite data_version)', async () => {
+  it('a key revoked by another process or instance stops working as soon as the store sees the commit', async () => {
     const svc = new AccountService(store, master, clock);
     const a = await svc.createAccount('starter', null);
+    await settled();
     expect((await svc.authenticateKey(a.api_key)).account.id).to.equal(a.account_id);
     expect(await new AccountService(cli, master, clock).revokeKey(a.key_id)).to.equal(true);
+    await settled(); // SQLite: at once (data_version); PostgreSQL: its notification has arrived
     expect((await refused(svc.authenticateKey(a.api_key))).status).to.equal(401);
     expect((await refused(svc.authenticateKeyId(a.key_id))).status).to.equal(401);
   });
@@ -106,4 +129,53 @@ describe('authentication cache', () => {
     expect(err.status).to.equal(401);
     expect(err.detail).to.match(/expired/);
   });
+
+  if (pg) {
+    it('another instance changing an account, a key or a billing record changes the version', async () => {
+      const svc = new AccountService(store, master, clock);
+      const a = await svc.createAccount('starter', null);
+      for (const change of [
+        () => cli.accounts.update(a.account_id, { plan: 'growth' }),
+        () => new AccountService(cli, master, clock).revokeKey(a.key_id),
+        () => execSql(cli, 'UPDATE billing SET dunning_stage = dunning_stage WHERE false'),
+      ]) {
+        await settled();
+        const before = store.authVersion!();
+        expect(store.authVersion!(), 'steady while nothing changes').to.equal(before);
+        await change();
+        await settled();
+        expect(store.authVersion!()).to.not.equal(before);
+      }
+    });
+
+    it('while the listening connection is lost the version changes on every call; it comes back by itself', async () => {
+      const db = (store as PgStore).db;
+      const before = store.authVersion!();
+      const killed = await db.exec(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
+        [AUTH_LISTENER_NAME],
+      );
+      expect(killed).to.be.at.least(1);
+      const until = async (what: string, ok: () => boolean) => {
+        const deadline = Date.now() + 20_000;
+        while (!ok()) {
+          if (Date.now() > deadline) throw new Error(`${what}: not within 20 s`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      // lost: no two reads agree, so nothing is cached on a signal that may miss changes
+      await until('the loss is noticed', () => store.authVersion!() !== store.authVersion!());
+      const svc = new AccountService(store, master, clock);
+      const a = await svc.createAccount('starter', null);
+      // back: steady again, and different from every value read before or during the loss
+      await until('listening again', () => store.authVersion!() === store.authVersion!());
+      const after = store.authVersion!();
+      expect(after).to.be.greaterThan(before);
+      await settled();
+      await svc.authenticateKey(a.api_key);
+      await new AccountService(cli, master, clock).revokeKey(a.key_id);
+      await settled();
+      expect((await refused(svc.authenticateKey(a.api_key))).status, 'notifications flow again').to.equal(401);
+    });
+  }
 });

@@ -1,23 +1,23 @@
-// Per-chart metrics arithmetic and batching over a real SQLite store in memory; short-chart
-// helpers that need no server.
+// Per-chart metrics arithmetic and batching over every store; short-chart helpers that need no
+// server.
 import { expect } from 'chai';
 import { renderRequest } from '../helpers/requests.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { ChartMetricsRecorder, toChartMetrics } from '../../src/services/chartMetrics.js';
 import { cacheTtlMs, chartCacheKey, newChartId } from '../../src/services/shortCharts.js';
 import { etagMatches } from '../../src/http/imageHeaders.js';
 import { PLANS } from '../../src/chart/plans.js';
-import type { ChartMetricsRow, ChartMetricsStore } from '../../src/store/types.js';
+import type { ChartMetricsRow, ChartMetricsStore, Store } from '../../src/store/types.js';
+import { eachStore } from '../helpers/stores.js';
 
 const REQ = renderRequest({ watermark: 'chartshot TEST' });
 
-describe('chart metrics', () => {
-  let store: SqliteStore;
+eachStore('chart metrics', (current) => {
+  let store: Store;
   let rec: ChartMetricsRecorder;
   const T = Date.UTC(2030, 0, 1);
 
   beforeEach(async () => {
-    store = createSqliteStore(':memory:');
+    store = current();
     await store.accounts.create({ id: 'acct_1', email: null, plan: 'starter', status: 'active', createdAt: T });
     for (const id of ['c1', 'c2']) {
       const image = { contentType: 'image/png', etag: '"e"', body: Buffer.from('png'), createdAt: T, expiresAt: null };
@@ -28,7 +28,6 @@ describe('chart metrics', () => {
 
   afterEach(async () => {
     await rec.close();
-    await store.close();
   });
 
   it('the stored chart keeps the whole normalised request', async () => {
@@ -73,7 +72,9 @@ describe('chart metrics', () => {
   it('the timer flushes on its own', async () => {
     const fast = new ChartMetricsRecorder(store.chartMetrics, undefined, 20);
     fast.hit('c1', T);
-    await new Promise((r) => setTimeout(r, 150));
+    // no flush is called: only the 20 ms timer can write it (waited for, not timed)
+    const deadline = Date.now() + 10_000;
+    while ((await store.chartMetrics.find('c1')) === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(await store.chartMetrics.find('c1')).to.include({ hitCount: 1 });
     await fast.close();
   });
@@ -98,6 +99,14 @@ describe('chart metrics', () => {
     fail = false;
     await r.close();
     expect(await store.chartMetrics.find('c1')).to.include({ hitCount: 2, renderCount: 1, renderMsTotal: 10, lastAccessed: T + 1 });
+  });
+
+  it('a batch naming one chart twice adds both rows; the later access wins', async () => {
+    const row = (hitCount: number, lastAccessed: number | null): ChartMetricsRow => ({ chartId: 'c1', hitCount, errorCount: 1, renderCount: 1, renderMsTotal: 2.5, lastAccessed });
+    await store.chartMetrics.addBatch([row(1, T + 10), row(2, null), row(3, T + 5), { ...row(4, T), chartId: 'gone' }]);
+    expect(await store.chartMetrics.find('c1')).to.deep.equal({ chartId: 'c1', hitCount: 6, errorCount: 3, renderCount: 3, renderMsTotal: 7.5, lastAccessed: T + 10 });
+    await store.chartMetrics.addBatch([row(1, null)]);
+    expect(await store.chartMetrics.find('c1')).to.include({ hitCount: 7, lastAccessed: T + 10 });
   });
 
   it('a read while a batch is being written counts it once', async () => {

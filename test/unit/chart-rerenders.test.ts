@@ -1,13 +1,14 @@
-// The short-chart re-render guard in the store (SQLite in memory): remembered failures with
-// backoff, the per-chart bucket, the per-account page-time budget, and the purge that keeps a
-// chart's last good image. Also the pure helpers the service builds on.
+// The short-chart re-render guard on every store: remembered failures with backoff, the
+// per-chart bucket, the per-account page-time budget (exact under concurrency), and the purge
+// that keeps a chart's last good image. Also the pure helpers the service builds on.
 import { expect } from 'chai';
 import { renderRequest } from '../helpers/requests.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { rerenderBackoffMs, rerenderLimits } from '../../src/services/shortCharts.js';
 import { mayRunCallerCode } from '../../src/chart/callerCode.js';
 import type { RenderRequest } from '../../src/chart/request.js';
-import type { StoredImage } from '../../src/store/types.js';
+import type { Store, StoredImage } from '../../src/store/types.js';
+import { eachStore } from '../helpers/stores.js';
+import { countRows, execSql } from '../helpers/instances.js';
 
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -17,22 +18,17 @@ const REQ = renderRequest();
 
 const image = (expiresAt: number | null): StoredImage => ({ contentType: 'image/png', etag: '"e"', body: Buffer.from('png'), createdAt: T, expiresAt });
 
-describe('short-chart re-render guard (store)', () => {
-  let store: SqliteStore;
+eachStore('short-chart re-render guard', (current) => {
+  let store: Store;
   // RENDER_TIMEOUT_MS 10 s: 3 re-renders per chart, +1 per 10 min; 60 s of page time per account, +15 s a minute
   const limits = rerenderLimits(10_000);
 
   beforeEach(async () => {
-    store = createSqliteStore(':memory:');
+    store = current();
     await store.accounts.create({ id: 'acct_1', email: null, plan: 'starter', status: 'active', createdAt: T });
     for (const id of ['c1', 'c2', 'c3', 'c4']) {
       await store.charts.createWithImage({ id, accountId: 'acct_1', keyId: 'key_1', request: REQ, digest: 'd', createdAt: T }, { key: `chart:${id}`, image: image(T + DAY) }, null);
     }
-  });
-  afterEach(async () => store.close());
-
-  it('backoff: 1 min, doubling, at most a day', () => {
-    expect([1, 2, 3, 4, 10, 11, 12, 100].map(rerenderBackoffMs)).to.deep.equal([MIN, 2 * MIN, 4 * MIN, 8 * MIN, 512 * MIN, 1024 * MIN, DAY, DAY]);
   });
 
   it('a failure is remembered with its error; each further failure doubles the wait; a success forgets it', async () => {
@@ -89,8 +85,33 @@ describe('short-chart re-render guard (store)', () => {
 
   it('rows go with their chart', async () => {
     await store.charts.recordRerenderFailure('c1', T, { status: 500, code: 'render_failed', detail: null }, rerenderBackoffMs);
-    store.db.prepare('DELETE FROM charts WHERE id = ?').run('c1');
-    expect(store.db.prepare("SELECT COUNT(*) AS n FROM chart_rerenders WHERE chart_id = 'c1'").get()).to.deep.equal({ n: 0 });
+    expect(await countRows(store, 'chart_rerenders')).to.equal(1);
+    await execSql(store, "DELETE FROM charts WHERE id = 'c1'");
+    expect(await countRows(store, 'chart_rerenders')).to.equal(0);
+  });
+
+  it('20 re-renders asked at once of one chart: exactly its burst (3) are allowed', async () => {
+    const takes = await Promise.all(Array.from({ length: 20 }, () => store.charts.takeRerender('c1', 'acct_1', T, limits)));
+    expect(takes.filter((t) => t.allowed)).to.have.length(3);
+    expect(takes.filter((t) => !t.allowed).every((t) => !t.allowed && t.limit === 'chart')).to.equal(true);
+  });
+
+  it('page time charged at once from many places is all counted', async () => {
+    // 60 charges of 1 s spend the whole 60 s budget: none may be lost to a concurrent one
+    await Promise.all(Array.from({ length: 60 }, () => store.charts.chargeRerender('acct_1', T, 1000, limits)));
+    expect(await store.charts.takeRerender('c1', 'acct_1', T, limits)).to.include({ allowed: false, limit: 'account' });
+  });
+
+  it('failures recorded at once are each counted', async () => {
+    const err = { status: 500, code: 'render_failed', detail: null };
+    await Promise.all(Array.from({ length: 8 }, () => store.charts.recordRerenderFailure('c1', T, err, rerenderBackoffMs)));
+    expect(await store.charts.rerenderFailure('c1')).to.include({ failures: 8 });
+  });
+});
+
+describe('short-chart re-render backoff', () => {
+  it('backoff: 1 min, doubling, at most a day', () => {
+    expect([1, 2, 3, 4, 10, 11, 12, 100].map(rerenderBackoffMs)).to.deep.equal([MIN, 2 * MIN, 4 * MIN, 8 * MIN, 512 * MIN, 1024 * MIN, DAY, DAY]);
   });
 });
 

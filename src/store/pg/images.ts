@@ -1,8 +1,84 @@
-// PostgreSQL: the images table family (not written yet: see pending.ts).
-import type { ImageStore } from '../types.js';
-import type { PgDb } from './db.js';
-import { pending } from './pending.js';
+// PostgreSQL: cached images (bytea), the expiry purge and the open cache's byte budget.
+import type { ImageStore, StoredImage } from '../types.js';
+import type { PgDb, Sql } from './db.js';
 
-export function pgImages(_db: PgDb): ImageStore {
-  return pending<ImageStore>('ImageStore');
+interface Row { content_type: string; etag: string; body: Buffer; created_at: number; expires_at: number | null }
+
+// an upsert: the open cache's byte total is kept by a trigger on insert, update and delete
+const PUT = `INSERT INTO images (key, content_type, etag, body, created_at, expires_at, size) VALUES ($1, $2, $3, $4, $5, $6, $7)
+  ON CONFLICT (key) DO UPDATE SET content_type = excluded.content_type, etag = excluded.etag, body = excluded.body,
+    created_at = excluded.created_at, expires_at = excluded.expires_at, size = excluded.size`;
+
+/** Writes one image row through `sql` (the pool, or another family's transaction). */
+export async function writeImage(sql: Sql, key: string, i: StoredImage): Promise<void> {
+  await sql.exec(PUT, [key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt, i.body.length]);
+}
+
+const DEADLOCK = '40P01';
+
+/** Runs a single idempotent statement again when PostgreSQL chose it as a deadlock's victim. */
+async function retryDeadlock<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== DEADLOCK || attempt >= 3) throw err;
+    }
+  }
+}
+
+export function pgImages(db: PgDb): ImageStore {
+  const openBytes = async (sql: Sql, lock = false) =>
+    (await sql.one<{ bytes: number }>(`SELECT bytes FROM open_cache_bytes WHERE id = 1${lock ? ' FOR UPDATE' : ''}`))?.bytes ?? 0;
+  return {
+    async get(key): Promise<StoredImage | null> {
+      const r = await db.one<Row>('SELECT content_type, etag, body, created_at, expires_at FROM images WHERE key = $1', [key]);
+      return r ? { contentType: r.content_type, etag: r.etag, body: r.body, createdAt: r.created_at, expiresAt: r.expires_at } : null;
+    },
+    async put(key, i) {
+      // a trim deleting this key at the same moment can deadlock with it (both also touch the byte total)
+      await retryDeadlock(() => writeImage(db, key, i));
+    },
+    async delete(key) {
+      await retryDeadlock(() => db.exec('DELETE FROM images WHERE key = $1', [key]));
+    },
+    async purgeExpired(now) {
+      // A short chart's image is kept past its expiry while the chart exists: it is the last good
+      // image, served (stale) while a re-render is pending or has failed. It goes with its chart.
+      return retryDeadlock(() =>
+        db.exec(
+          `DELETE FROM images WHERE expires_at IS NOT NULL AND expires_at < $1
+             AND (substr(key, 1, 6) <> 'chart:' OR NOT EXISTS (SELECT 1 FROM charts WHERE id = substr(images.key, 7)))`,
+          [now],
+        ),
+      );
+    },
+    async openCacheBytes() {
+      return openBytes(db);
+    },
+    async trimOpenCache(maxBytes) {
+      if ((await openBytes(db)) <= maxBytes) return 0; // the usual case: one cheap read
+      // the byte total's row is locked first, so two instances trimming at once take turns
+      // instead of both evicting the same excess
+      return db.tx(async (sql) => {
+        let evicted = 0;
+        let bytes = await openBytes(sql, true);
+        while (bytes > maxBytes) {
+          const batch = await sql.rows<{ key: string; size: number }>(
+            "SELECT key, size FROM images WHERE starts_with(key, 'open:') ORDER BY created_at, key COLLATE \"C\" LIMIT 32",
+          );
+          if (batch.length === 0) break;
+          const doomed: string[] = [];
+          for (const { key, size } of batch) {
+            if (bytes <= maxBytes) break;
+            doomed.push(key);
+            bytes -= size;
+          }
+          evicted += await sql.exec('DELETE FROM images WHERE key = ANY($1::text[])', [doomed]);
+          bytes = await openBytes(sql);
+        }
+        return evicted;
+      });
+    },
+  };
 }

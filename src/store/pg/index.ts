@@ -15,6 +15,8 @@ import { authChanges } from './authVersion.js';
 
 export interface PgStore extends Store {
   readonly db: PgDb;
+  /** Resolves once every change to accounts, keys or billing committed before the call is counted in authVersion(). */
+  authSettled(): Promise<void>;
 }
 
 export async function createPgStore(opts: PgOptions): Promise<PgStore> {
@@ -29,8 +31,8 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
   let closed = false;
   return {
     db,
-    accounts: pgAccounts(db),
-    keys: pgKeys(db),
+    accounts: pgAccounts(db, auth.wrote),
+    keys: pgKeys(db, auth.wrote),
     sessions: pgSessions(db),
     images: pgImages(db),
     charts: pgCharts(db),
@@ -48,6 +50,9 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     },
     authVersion() {
       return closed ? -1 : auth.version();
+    },
+    authSettled() {
+      return auth.settled();
     },
     async close() {
       if (closed) return;

@@ -201,4 +201,36 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX open_renders_client_at ON open_renders(client, at);
   CREATE INDEX open_renders_at ON open_renders(at);
   `,
+  // 2: every change to accounts, keys or billing is announced on channel chartshot_auth, so each
+  // instance's authentication cache drops what another instance (or the CLI) changed
+  `
+  CREATE FUNCTION chartshot_auth_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('chartshot_auth', TG_TABLE_NAME);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER accounts_auth_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION chartshot_auth_changed();
+  CREATE TRIGGER api_keys_auth_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON api_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION chartshot_auth_changed();
+  CREATE TRIGGER billing_auth_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON billing
+    FOR EACH STATEMENT EXECUTE FUNCTION chartshot_auth_changed();
+  `,
+  // 3: the open cache's keys are told by their prefix whatever the database's collation (a
+  // locale collation orders "open:x" after "open;", so a range test missed them)
+  `
+  CREATE OR REPLACE FUNCTION images_open_bytes() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND starts_with(OLD.key, 'open:') THEN
+      UPDATE open_cache_bytes SET bytes = bytes - OLD.size WHERE id = 1;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') AND starts_with(NEW.key, 'open:') THEN
+      UPDATE open_cache_bytes SET bytes = bytes + NEW.size WHERE id = 1;
+    END IF;
+    RETURN NULL;
+  END $$;
+  DROP INDEX images_open_age;
+  CREATE INDEX images_open_age ON images(created_at) WHERE starts_with(key, 'open:');
+  UPDATE open_cache_bytes SET bytes = (SELECT COALESCE(sum(size), 0) FROM images WHERE starts_with(key, 'open:')) WHERE id = 1;
+  `,
 ];

@@ -1,13 +1,6 @@
-import type { Account, AccountStore, ApiKey, KeyStore, Session, SessionStore } from '../types.js';
+import type { AccountStore, KeyStore, Session, SessionStore } from '../types.js';
+import { toAccount, toKey, type AccountRow, type KeyRow } from '../rows.js';
 import type { DB } from './db.js';
-
-interface AccountRow { id: string; email: string | null; plan: Account['plan']; status: Account['status']; created_at: number }
-interface KeyRow { id: string; account_id: string; kind: ApiKey['kind']; prefix: string; created_at: number; expires_at: number | null; revoked_at: number | null }
-
-const toAccount = (r: AccountRow): Account => ({ id: r.id, email: r.email, plan: r.plan, status: r.status, createdAt: r.created_at });
-const toKey = (r: KeyRow): ApiKey => ({
-  id: r.id, accountId: r.account_id, kind: r.kind, prefix: r.prefix, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
-});
 
 /** `wrote` is told of every write to accounts or keys (authentication caches compare it). */
 export function sqliteAccounts(db: DB, wrote: () => void = () => {}): AccountStore {

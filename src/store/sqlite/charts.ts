@@ -1,25 +1,9 @@
-import type { RenderRequest } from '../../chart/request.js';
 import type { GenerationCount } from '../metering.js';
-import type { ChartMetricsRow, ChartMetricsStore, ChartRecord, ChartStore, RerenderFailure, RerenderLimits, RerenderTake, StoredImage } from '../types.js';
+import type { ChartMetricsRow, ChartMetricsStore, ChartRecord, ChartStore, RerenderLimits, RerenderTake, StoredImage } from '../types.js';
+import { failureOf, toChart, toMetrics, type ChartRow, type MetricsRow, type RerenderRow } from '../rows.js';
 import type { DB } from './db.js';
 import { imageWriter } from './images.js';
 import { generationCounter } from './usage.js';
-
-interface ChartRow { id: string; account_id: string; key_id: string; request_json: string; digest: string; created_at: number }
-interface RerenderRow {
-  tokens: number;
-  tokens_at: number;
-  failures: number;
-  retry_at: number | null;
-  error_status: number | null;
-  error_code: string | null;
-  error_detail: string | null;
-}
-
-function failureOf(r: RerenderRow | undefined): RerenderFailure | null {
-  if (!r || r.failures === 0 || r.retry_at === null) return null;
-  return { failures: r.failures, retryAt: r.retry_at, status: r.error_status ?? 500, code: r.error_code ?? 'render_failed', detail: r.error_detail };
-}
 
 export function sqliteCharts(db: DB): ChartStore {
   const insert = db.prepare(
@@ -45,15 +29,7 @@ export function sqliteCharts(db: DB): ChartStore {
     ...rerenders,
     async find(id) {
       const r = find.get(id);
-      if (!r) return null;
-      return {
-        id: r.id,
-        accountId: r.account_id,
-        keyId: r.key_id,
-        request: JSON.parse(r.request_json) as RenderRequest,
-        digest: r.digest,
-        createdAt: r.created_at,
-      };
+      return r ? toChart(r) : null;
     },
   };
 }
@@ -127,15 +103,6 @@ function rerenderGuard(db: DB): Pick<ChartStore, 'rerenderFailure' | 'takeRerend
   };
 }
 
-interface MetricsRow {
-  chart_id: string;
-  hit_count: number;
-  error_count: number;
-  render_count: number;
-  render_ms_total: number;
-  last_accessed: number | null;
-}
-
 export function sqliteChartMetrics(db: DB): ChartMetricsStore {
   // The EXISTS guard drops counters of a chart deleted meanwhile instead of failing the batch.
   const add = db.prepare(`
@@ -163,16 +130,7 @@ export function sqliteChartMetrics(db: DB): ChartMetricsStore {
     },
     async find(chartId) {
       const r = find.get(chartId);
-      return r
-        ? {
-            chartId: r.chart_id,
-            hitCount: r.hit_count,
-            errorCount: r.error_count,
-            renderCount: r.render_count,
-            renderMsTotal: r.render_ms_total,
-            lastAccessed: r.last_accessed,
-          }
-        : null;
+      return r ? toMetrics(r) : null;
     },
   };
 }
