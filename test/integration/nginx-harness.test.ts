@@ -1,9 +1,11 @@
 // The nginx load-balancer harness of the cluster tests, proven on two plain node:http upstreams:
-// round robin, X-Forwarded-For, and failover when one upstream is SIGKILLed.
+// round robin, X-Forwarded-For, failover when one upstream is SIGKILLed; and the shipped deploy/nginx.conf.
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startNginx, type LoadBalancer } from '../helpers/nginx.js';
 
 /** A node:http server in a child process (so it can be SIGKILLed) answering who it is and what it got. */
@@ -108,5 +110,22 @@ describe('the nginx load-balancer harness', function () {
     expect(existsSync(dir)).to.equal(false);
     const refused = await fetch(`http://127.0.0.1:${port}/`).then(() => false, () => true);
     expect(refused).to.equal(true);
+  });
+});
+
+describe('deploy/nginx.conf', () => {
+  it('is a configuration nginx accepts (the compose service names stood in for by loopback)', () => {
+    const text = readFileSync('deploy/nginx.conf', 'utf8');
+    expect(text).to.match(/proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
+    expect(text.match(/server chartshot\d:8080/g)).to.have.length(2);
+    const dir = mkdtempSync(join(tmpdir(), 'chartshot-nginx-t-'));
+    try {
+      writeFileSync(join(dir, 'nginx.conf'), text.replace(/chartshot\d:8080/g, '127.0.0.1:1'));
+      const r = spawnSync('/usr/sbin/nginx', ['-t', '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr', '-g', `pid ${join(dir, 'nginx.pid')};`], { encoding: 'utf8' });
+      expect(r.status, r.stderr).to.equal(0);
+      expect(r.stderr).to.contain('test is successful');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
