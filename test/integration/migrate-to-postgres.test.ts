@@ -86,6 +86,19 @@ describe('chartshot migrate-to-postgres', function () {
     expect(cli.run('billing', 'close-period', '--account', ent.account_id!).code).to.equal(0);
     expect(cli.run('billing', 'change-plan', '--account', starter.account_id!, '--plan', 'growth').code).to.equal(0);
 
+    // enough rows and bytes to need several batches (rows per INSERT and bytes per INSERT)
+    const w = new Database(join(cli.dataDir, 'chartshot.db'));
+    w.transaction(() => {
+      const win = w.prepare('INSERT INTO open_renders (client, at) VALUES (?, ?)');
+      for (let i = 0; i < 1203; i++) win.run(`198.51.100.${i % 250}`, 1_700_000_000_000 + i);
+      const img = w.prepare("INSERT INTO images (key, content_type, etag, body, created_at, expires_at, size) VALUES (?, 'image/png', ?, ?, 0, NULL, ?)");
+      for (let i = 0; i < 3; i++) {
+        const body = randomBytes(5 * 1024 * 1024);
+        img.run(`chart:big${i}`, `"big${i}"`, body, body.length);
+      }
+    })();
+    w.close();
+
     const masterKey = readFileSync(join(cli.dataDir, 'master.key'), 'utf8').trim();
     env = { DATABASE_URL: target.url, MASTER_KEY: masterKey };
     sqlite = new Database(join(cli.dataDir, 'chartshot.db'), { readonly: true });
@@ -101,6 +114,7 @@ describe('chartshot migrate-to-postgres', function () {
   const count = (t: string) => (sqlite.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n;
 
   it('the SQLite file holds every kind of record (the migration has something to prove)', () => {
+    expect(count('open_renders')).to.be.greaterThan(1203);
     for (const t of ['accounts', 'api_keys', 'sessions', 'charts', 'chart_metrics', 'images', 'usage_counters', 'usage_daily', 'usage_thresholds', 'rate_windows', 'trial_signups', 'billing', 'billing_lines', 'invoices', 'billing_events', 'outbox', 'open_renders']) {
       expect(count(t), t).to.be.greaterThan(0);
     }
