@@ -10,7 +10,8 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data CHROMIUM_PATH=/usr/lib/chromium/chromium
-# DATA_DIR (database, master.key) is for the service's user only.
+# DATA_DIR (SQLite database, master.key) is for the service's user only; with DATABASE_URL and
+# MASTER_KEY set (several instances: docker-compose.yml) the records live in PostgreSQL instead.
 RUN install -d -m 0700 -o node -g node /data
 VOLUME /data
 EXPOSE 8080

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `chartshot` command: serve, accounts, keys, sessions, render, sign (and billing).
+// The `chartshot` command: serve, accounts, keys, sessions, render, sign (and billing, migrate-to-postgres).
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -13,6 +13,7 @@ import { checkColor, checkDimensions, checkFormat, parseChartConfig } from './ch
 import { MAX_SIGNED_LIFETIME_S, signQuery } from './services/signing.js';
 import { AppError } from './errors.js';
 import { BILLING_USAGE, BillingUsageError, runBilling } from './cli-billing.js';
+import { MIGRATE_USAGE, MigrateUsageError, runMigrate } from './cli-migrate.js';
 import { emailProblem } from './chart/email.js';
 import { systemClock } from './clock.js';
 
@@ -25,7 +26,8 @@ const USAGE = `usage: chartshot <command>
   sessions create --account <id> [--json]
   render <config.json> -o <out> [--format png|svg|pdf] [--width W] [--height H] [--background CSS]
   sign --key-id <id> --secret <secret> --expires-in <seconds> <config.json> [--width W] [--height H] [--format F] [--base-url URL]
-${BILLING_USAGE}`;
+${BILLING_USAGE}
+${MIGRATE_USAGE}`;
 
 function out(json: boolean, value: unknown, text: string): void {
   process.stdout.write((json ? JSON.stringify(value) : text) + '\n');
@@ -111,6 +113,7 @@ async function main(argv: string[]): Promise<void> {
       'per-hour': { type: 'string' },
       burst: { type: 'string' },
       'price-pence': { type: 'string' },
+      force: { type: 'boolean', default: false },
     },
   });
   const [cmd, sub, ...rest] = positionals;
@@ -164,6 +167,7 @@ async function main(argv: string[]): Promise<void> {
       break;
   }
   if (cmd === 'billing') return runBilling(config, sub, { ...o, json });
+  if (cmd === 'migrate-to-postgres' && !sub) return runMigrate(config, { force: o.force, json });
   if (cmd === 'render') {
     const file = need(sub, 'render <config.json>');
     const output = need(o.output, '-o');
@@ -210,7 +214,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   const msg =
-    err instanceof ConfigError || err instanceof UsageError || err instanceof BillingUsageError
+    err instanceof ConfigError || err instanceof UsageError || err instanceof BillingUsageError || err instanceof MigrateUsageError
       ? err.message
       : err instanceof AppError
         ? `${err.code}: ${err.detail ?? ''}`
@@ -218,5 +222,5 @@ main(process.argv.slice(2)).catch((err: unknown) => {
           ? (err as Error).message
           : `error: ${(err as Error).message ?? String(err)}`;
   process.stderr.write(`chartshot: ${msg.split('\n')[0]}\n`);
-  process.exit(err instanceof UsageError || err instanceof BillingUsageError || err instanceof ConfigError ? 2 : 1);
+  process.exit(err instanceof UsageError || err instanceof BillingUsageError || err instanceof MigrateUsageError || err instanceof ConfigError ? 2 : 1);
 });
