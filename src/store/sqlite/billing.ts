@@ -93,14 +93,13 @@ const toInvoice = (r: InvoiceRow): Invoice => ({
   paidAt: r.paid_at,
 });
 
-/**
- * Tables kept when an account's data is deleted: billing records (7-year retention) and the
- * outbox (the termination e-mail is still to be sent).
- */
-const KEPT_ON_PURGE = new Set(['accounts', 'invoices', 'billing_events', 'billing', 'billing_lines', 'outbox']);
+/** Forgets an account's webhook URL (records, lines, invoices and events are kept), inside the purge's transaction. */
+export function billingPurge(db: DB): (accountId: string) => void {
+  const forget = db.prepare('UPDATE billing SET webhook_url = NULL WHERE account_id = ?');
+  return (accountId) => void forget.run(accountId);
+}
 
-/** `wrote` is told of writes to accounts or keys (the purge of a terminated account). */
-export function sqliteBilling(db: DB, wrote: () => void): BillingStore {
+export function sqliteBilling(db: DB): BillingStore {
   const get = db.prepare<[string], BillingRow>('SELECT * FROM billing WHERE account_id = ?');
   const insert = db.prepare(
     `INSERT OR IGNORE INTO billing (account_id, cycle, period_start, period_end, period_plan, billed_plan, pending_cycle,
@@ -156,20 +155,6 @@ export function sqliteBilling(db: DB, wrote: () => void): BillingStore {
     addEvent.run(accountId, at, kind, detail);
     for (const item of notify) enqueue(item, at);
   });
-  const purgeTx = db.transaction((accountId: string) => {
-    // Cached images of the account's short charts are keyed by chart id, not by account.
-    db.prepare("DELETE FROM images WHERE key IN (SELECT 'chart:' || id FROM charts WHERE account_id = ?)").run(accountId);
-    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
-    for (const { name } of tables) {
-      if (KEPT_ON_PURGE.has(name)) continue;
-      const cols = db.prepare<[], { name: string }>(`PRAGMA table_info("${name.replace(/"/g, '""')}")`).all();
-      if (!cols.some((c) => c.name === 'account_id')) continue;
-      db.prepare(`DELETE FROM "${name.replace(/"/g, '""')}" WHERE account_id = ?`).run(accountId);
-    }
-    db.prepare('DELETE FROM rate_windows WHERE subject = ?').run(accountId);
-    db.prepare('UPDATE billing SET webhook_url = NULL WHERE account_id = ?').run(accountId);
-    db.prepare('UPDATE accounts SET email = NULL WHERE id = ?').run(accountId);
-  });
 
   return {
     async get(accountId) {
@@ -224,13 +209,6 @@ export function sqliteBilling(db: DB, wrote: () => void): BillingStore {
     },
     async addEventWithNotices(accountId, at, kind, detail, notify) {
       noticeTx.immediate(accountId, at, kind, detail, notify);
-    },
-    async purgeAccountData(accountId) {
-      try {
-        purgeTx.immediate(accountId);
-      } finally {
-        wrote();
-      }
     },
   };
 }
