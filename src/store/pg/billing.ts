@@ -1,105 +1,18 @@
 // PostgreSQL billing tables: the billing record per account, proration lines, invoices and
 // billing events. closePeriod is a compare-and-set on the record's period start (row locked).
-import type { BillingEvent, BillingRecord, BillingStore, Invoice, InvoiceLine } from '../metering.js';
+import type { BillingEvent, BillingRecord, BillingStore, InvoiceLine } from '../metering.js';
+import { BILLING_COLUMNS, toBilling, toInvoice, type BillingRow, type InvoiceRow } from '../meteringRows.js';
 import type { PgDb, Sql } from './db.js';
 import { enqueueIn } from './outbox.js';
 
-interface BillingRow {
-  account_id: string;
-  cycle: BillingRecord['cycle'];
-  period_start: number;
-  period_end: number;
-  period_plan: BillingRecord['periodPlan'];
-  billed_plan: BillingRecord['billedPlan'];
-  pending_cycle: BillingRecord['pendingCycle'];
-  cancel_at_period_end: boolean;
-  read_only_until: number | null;
-  payment_failed_at: number | null;
-  dunning_stage: number;
-  webhook_url: string | null;
-  custom_charts: number | null;
-  custom_per_minute: number | null;
-  custom_per_hour: number | null;
-  custom_burst: number | null;
-  custom_price_pence: number | null;
-}
-
 type Fields = Partial<Omit<BillingRecord, 'accountId'>>;
-
-/** Record field -> column: the only names that reach SQL text (values are parameters). */
-const COLUMNS: Record<keyof Fields, keyof BillingRow> = {
-  cycle: 'cycle',
-  periodStart: 'period_start',
-  periodEnd: 'period_end',
-  periodPlan: 'period_plan',
-  billedPlan: 'billed_plan',
-  pendingCycle: 'pending_cycle',
-  cancelAtPeriodEnd: 'cancel_at_period_end',
-  readOnlyUntil: 'read_only_until',
-  paymentFailedAt: 'payment_failed_at',
-  dunningStage: 'dunning_stage',
-  webhookUrl: 'webhook_url',
-  customCharts: 'custom_charts',
-  customPerMinute: 'custom_per_minute',
-  customPerHour: 'custom_per_hour',
-  customBurst: 'custom_burst',
-  customPricePence: 'custom_price_pence',
-};
-const INSERT_COLUMNS = ['account_id', ...Object.values(COLUMNS)];
-
-const toBilling = (r: BillingRow): BillingRecord => ({
-  accountId: r.account_id,
-  cycle: r.cycle,
-  periodStart: r.period_start,
-  periodEnd: r.period_end,
-  periodPlan: r.period_plan,
-  billedPlan: r.billed_plan,
-  pendingCycle: r.pending_cycle,
-  cancelAtPeriodEnd: r.cancel_at_period_end,
-  readOnlyUntil: r.read_only_until,
-  paymentFailedAt: r.payment_failed_at,
-  dunningStage: r.dunning_stage,
-  webhookUrl: r.webhook_url,
-  customCharts: r.custom_charts,
-  customPerMinute: r.custom_per_minute,
-  customPerHour: r.custom_per_hour,
-  customBurst: r.custom_burst,
-  customPricePence: r.custom_price_pence,
-});
-
-interface InvoiceRow {
-  id: string;
-  account_id: string;
-  issued_at: number;
-  period_start: number;
-  period_end: number;
-  plan: Invoice['plan'];
-  cycle: Invoice['cycle'];
-  lines: string;
-  total_pence: number;
-  status: Invoice['status'];
-  paid_at: number | null;
-}
-
-const toInvoice = (r: InvoiceRow): Invoice => ({
-  id: r.id,
-  accountId: r.account_id,
-  issuedAt: r.issued_at,
-  periodStart: r.period_start,
-  periodEnd: r.period_end,
-  plan: r.plan,
-  cycle: r.cycle,
-  lines: JSON.parse(r.lines) as InvoiceLine[],
-  totalPence: r.total_pence,
-  status: r.status,
-  paidAt: r.paid_at,
-});
+const INSERT_COLUMNS = ['account_id', ...Object.values(BILLING_COLUMNS)];
 
 async function update(sql: Sql, accountId: string, fields: Fields): Promise<void> {
   const sets: string[] = [];
   const vals: unknown[] = [accountId];
   for (const [k, v] of Object.entries(fields)) {
-    const col = COLUMNS[k as keyof Fields];
+    const col = BILLING_COLUMNS[k as keyof Fields];
     if (!col || v === undefined) continue;
     vals.push(v);
     sets.push(`${col} = $${vals.length}`);
@@ -121,7 +34,7 @@ export function pgBilling(db: PgDb): BillingStore {
       return r ? toBilling(r) : null;
     },
     async ensure(rec) {
-      const values = [rec.accountId, ...(Object.keys(COLUMNS) as (keyof Fields)[]).map((k) => rec[k])];
+      const values = [rec.accountId, ...(Object.keys(BILLING_COLUMNS) as (keyof Fields)[]).map((k) => rec[k])];
       await db.exec(
         `INSERT INTO billing (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
          ON CONFLICT (account_id) DO NOTHING`,

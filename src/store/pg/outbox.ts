@@ -1,6 +1,7 @@
 // PostgreSQL outbox: webhooks and e-mails waiting to be delivered, with their attempts and
 // claims. Instances claim due items with FOR UPDATE SKIP LOCKED, so each is sent by one of them.
-import type { OutboxItem, OutboxRecord, OutboxStore } from '../metering.js';
+import type { OutboxItem, OutboxStore } from '../metering.js';
+import { toOutbox, type OutboxRow } from '../meteringRows.js';
 import type { PgDb, Sql } from './db.js';
 
 /** Inserts one pending item with `sql` (inside another family's transaction); returns its id. */
@@ -13,37 +14,7 @@ export async function enqueueIn(sql: Sql, item: OutboxItem, at: number): Promise
   return r!.id;
 }
 
-interface OutboxRow {
-  id: number;
-  kind: OutboxItem['kind'];
-  account_id: string;
-  target: string;
-  subject: string | null;
-  body: string;
-  status: OutboxRecord['status'];
-  attempts: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  created_at: number;
-  delivered_at: number | null;
-}
-
 const COLUMNS = 'id, kind, account_id, target, subject, body, status, attempts, next_attempt_at, last_error, created_at, delivered_at';
-
-const toOutbox = (r: OutboxRow): OutboxRecord => ({
-  id: r.id,
-  kind: r.kind,
-  accountId: r.account_id,
-  target: r.target,
-  subject: r.subject,
-  body: r.body,
-  status: r.status,
-  attempts: r.attempts,
-  nextAttemptAt: r.next_attempt_at,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  deliveredAt: r.delivered_at,
-});
 
 export function pgOutbox(db: PgDb): OutboxStore {
   return {

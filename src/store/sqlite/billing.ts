@@ -1,97 +1,11 @@
-// SQLite billing tables: the billing record per account, proration lines, invoices, billing
-// events, and the purge of a terminated account's data.
+// SQLite billing tables: the billing record per account, proration lines, invoices and billing
+// events.
 // Each check-and-change runs in one synchronous transaction (BEGIN IMMEDIATE): atomic within the
 // process and across the processes sharing the file (the CLI and the server).
 import type { BillingEvent, BillingRecord, BillingStore, Invoice, InvoiceLine, OutboxItem } from '../metering.js';
+import { BILLING_COLUMNS, toBilling, toInvoice, type BillingRow, type InvoiceRow } from '../meteringRows.js';
 import type { DB } from './db.js';
 import { enqueueStmt } from './outbox.js';
-
-interface BillingRow {
-  account_id: string;
-  cycle: BillingRecord['cycle'];
-  period_start: number;
-  period_end: number;
-  period_plan: BillingRecord['periodPlan'];
-  billed_plan: BillingRecord['billedPlan'];
-  pending_cycle: BillingRecord['pendingCycle'];
-  cancel_at_period_end: number;
-  read_only_until: number | null;
-  payment_failed_at: number | null;
-  dunning_stage: number;
-  webhook_url: string | null;
-  custom_charts: number | null;
-  custom_per_minute: number | null;
-  custom_per_hour: number | null;
-  custom_burst: number | null;
-  custom_price_pence: number | null;
-}
-
-const BILLING_COLUMNS: Record<keyof Omit<BillingRecord, 'accountId'>, keyof BillingRow> = {
-  cycle: 'cycle',
-  periodStart: 'period_start',
-  periodEnd: 'period_end',
-  periodPlan: 'period_plan',
-  billedPlan: 'billed_plan',
-  pendingCycle: 'pending_cycle',
-  cancelAtPeriodEnd: 'cancel_at_period_end',
-  readOnlyUntil: 'read_only_until',
-  paymentFailedAt: 'payment_failed_at',
-  dunningStage: 'dunning_stage',
-  webhookUrl: 'webhook_url',
-  customCharts: 'custom_charts',
-  customPerMinute: 'custom_per_minute',
-  customPerHour: 'custom_per_hour',
-  customBurst: 'custom_burst',
-  customPricePence: 'custom_price_pence',
-};
-
-const toBilling = (r: BillingRow): BillingRecord => ({
-  accountId: r.account_id,
-  cycle: r.cycle,
-  periodStart: r.period_start,
-  periodEnd: r.period_end,
-  periodPlan: r.period_plan,
-  billedPlan: r.billed_plan,
-  pendingCycle: r.pending_cycle,
-  cancelAtPeriodEnd: r.cancel_at_period_end === 1,
-  readOnlyUntil: r.read_only_until,
-  paymentFailedAt: r.payment_failed_at,
-  dunningStage: r.dunning_stage,
-  webhookUrl: r.webhook_url,
-  customCharts: r.custom_charts,
-  customPerMinute: r.custom_per_minute,
-  customPerHour: r.custom_per_hour,
-  customBurst: r.custom_burst,
-  customPricePence: r.custom_price_pence,
-});
-
-interface InvoiceRow {
-  id: string;
-  account_id: string;
-  issued_at: number;
-  period_start: number;
-  period_end: number;
-  plan: Invoice['plan'];
-  cycle: Invoice['cycle'];
-  lines: string;
-  total_pence: number;
-  status: Invoice['status'];
-  paid_at: number | null;
-}
-
-const toInvoice = (r: InvoiceRow): Invoice => ({
-  id: r.id,
-  accountId: r.account_id,
-  issuedAt: r.issued_at,
-  periodStart: r.period_start,
-  periodEnd: r.period_end,
-  plan: r.plan,
-  cycle: r.cycle,
-  lines: JSON.parse(r.lines) as InvoiceLine[],
-  totalPence: r.total_pence,
-  status: r.status,
-  paidAt: r.paid_at,
-});
 
 /** Forgets an account's webhook URL (records, lines, invoices and events are kept), inside the purge's transaction. */
 export function billingPurge(db: DB): (accountId: string) => void {

@@ -1,6 +1,7 @@
 // SQLite outbox: webhooks and e-mails waiting to be delivered, with their attempts and claims.
 // Other tables' writes enqueue into it inside their own transactions (enqueueStmt).
-import type { OutboxItem, OutboxRecord, OutboxStore } from '../metering.js';
+import type { OutboxItem, OutboxStore } from '../metering.js';
+import { toOutbox, type OutboxRow } from '../meteringRows.js';
 import type { DB } from './db.js';
 
 /** An insert of one pending item, for use inside another store's transaction. */
@@ -12,36 +13,6 @@ export function enqueueStmt(db: DB) {
   return (item: OutboxItem, at: number): number =>
     Number(insert.run(item.kind, item.accountId, item.target, item.subject, item.body, at, at).lastInsertRowid);
 }
-
-interface OutboxRow {
-  id: number;
-  kind: OutboxItem['kind'];
-  account_id: string;
-  target: string;
-  subject: string | null;
-  body: string;
-  status: OutboxRecord['status'];
-  attempts: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  created_at: number;
-  delivered_at: number | null;
-}
-
-const toOutbox = (r: OutboxRow): OutboxRecord => ({
-  id: r.id,
-  kind: r.kind,
-  accountId: r.account_id,
-  target: r.target,
-  subject: r.subject,
-  body: r.body,
-  status: r.status,
-  attempts: r.attempts,
-  nextAttemptAt: r.next_attempt_at,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  deliveredAt: r.delivered_at,
-});
 
 export function sqliteOutbox(db: DB): OutboxStore {
   const enqueue = enqueueStmt(db);
