@@ -112,7 +112,7 @@ export async function runBilling(config: Config, sub: string | undefined, a: Bil
       }
       case 'run-scheduler': {
         const r = await billing.runScheduler();
-        return print(r, `scheduler: ${r.accounts} account(s), ${r.invoices} invoice(s) issued`);
+        return print(r, r.ran ? `scheduler: ${r.accounts} account(s), ${r.invoices} invoice(s) issued` : 'scheduler: another instance is running it; nothing done');
       }
       case 'set-webhook': {
         const id = need(a.account, '--account');

@@ -1,4 +1,5 @@
 // Composition root: config -> store -> browser pool -> services -> app -> listen; signals.
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
@@ -106,12 +107,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics);
     const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));
-    const usage = new UsageService(store, billing, clock);
+    // this process's id: its usage reservations and outbox claims are its own
+    const instanceId = randomUUID();
+    const usage = new UsageService(store, billing, clock, { instanceId });
     // A full disk must not stop the server from starting: reads still work, writes fail per
-    // request until space returns. Stale reservations then stay until the next start.
+    // request until space returns. Stale reservations then stay until their lease passes.
     await usage.start().catch((err: unknown) => log.error({ err }, 'clearing stale usage reservations failed; starting anyway'));
     const trials = new TrialService(store, accounts, clock, masterKey);
-    const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, allowPrivate: config.webhookAllowPrivate, ...opts.outbox });
+    const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, allowPrivate: config.webhookAllowPrivate, instanceId, ...opts.outbox });
     const charts = new ChartService(renderer, usage);
     const open = new OpenChartService(renderer, imageCache, keyedWindows(store.openWindows, masterKey), clock, {
       rendersPerHour: config.openRendersPerHour,

@@ -3,6 +3,7 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
+import { describeStorageFailure, StorageError } from '../store/errors.js';
 
 export function errorMapper(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -25,14 +26,9 @@ export function errorMapper(log: Logger): Middleware {
   };
 }
 
-/** Names the cause when the store's disk failed (full, read-only, I/O), so the log line says it plainly. */
+/** Names the cause when the store reports a storage failure (full, read-only, I/O), so the log line says it plainly. */
 function storageFailure(err: unknown): string | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return null;
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return `the disk or database is full (${code})`;
-  if (code.startsWith('SQLITE_READONLY') || code === 'EROFS') return `the database is read-only (${code})`;
-  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CORRUPT' || code === 'SQLITE_CANTOPEN') return `database storage error (${code})`;
-  return null;
+  return err instanceof StorageError ? describeStorageFailure(err) : null;
 }
 
 function toAppError(err: unknown): AppError {

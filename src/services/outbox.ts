@@ -1,5 +1,7 @@
 // Delivers the persistent outbox (signed usage_threshold webhooks; e-mails when SMTP_URL is set),
-// with exponential backoff; everything is in SQLite, so a restart loses nothing.
+// with exponential backoff; everything is in the store, so a restart loses nothing. Items are
+// claimed with a lease: instances sharing a store send each once, and a dead one's are retaken.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { OutboxItem, OutboxRecord } from '../store/metering.js';
@@ -23,6 +25,10 @@ export interface OutboxOptions {
   timeoutMs?: number;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, private and link-local addresses. */
   allowPrivate?: boolean;
+  /** This instance's id (one per process): the owner of its claims. */
+  instanceId?: string;
+  /** A claimed item is retaken by another instance after this (default: three delivery timeouts, at least a minute). */
+  claimMs?: number;
 }
 
 // An item leaves "pending" only when delivered, or failed after the last retry.
@@ -34,7 +40,7 @@ export class OutboxWorker {
   private running: Promise<number> | null = null;
   private stopped = false;
   /** Items whose outcome could not be written: not retried before `until`; `delivered` = do not send again. */
-  private readonly held = new Map<number, { until: number; delivered: boolean }>();
+  private readonly held = new Map<number, { until: number; delivered: boolean; item: OutboxRecord }>();
   private readonly o: Required<Omit<OutboxOptions, 'smtpUrl'>> & { smtpUrl: string | null };
 
   constructor(
@@ -51,7 +57,10 @@ export class OutboxWorker {
       pollMs: 1000,
       timeoutMs: 10_000,
       allowPrivate: false,
+      instanceId: randomUUID(),
       ...opts,
+      // a delivery takes at most timeoutMs: twice that covers it and the write of its outcome
+      claimMs: opts.claimMs ?? 2 * (opts.timeoutMs ?? 10_000),
     };
   }
 
@@ -88,9 +97,14 @@ export class OutboxWorker {
   private async deliverDue(): Promise<number> {
     const kinds: OutboxItem['kind'][] = this.o.smtpUrl ? ['webhook', 'email'] : ['webhook'];
     const now = this.clock.now();
-    const due = (await this.store.outbox.due(now, 20, kinds)).filter((item) => (this.held.get(item.id)?.until ?? 0) <= now);
+    // sent, but recording it failed: record it again without a claim (sending again would repeat it)
+    const sent = [...this.held.values()].filter((h) => h.delivered && h.until <= now).map((h) => h.item);
+    await Promise.all(sent.map((item) => this.deliverOne(item)));
+    const claimed = await this.store.outbox.claim(this.o.instanceId, now, this.o.claimMs, 20, kinds);
+    // a held item stays claimed until its lease passes, then is retried here or elsewhere
+    const due = claimed.filter((item) => !this.held.has(item.id) || (!this.held.get(item.id)!.delivered && this.held.get(item.id)!.until <= now));
     await Promise.all(due.map((item) => this.deliverOne(item)));
-    return due.length;
+    return sent.length + due.length;
   }
 
   /** Sends one item and records the outcome; never rejects (a failed record is retried later). */
@@ -121,7 +135,7 @@ export class OutboxWorker {
       // A delivered item only needs its record written: try again at the next poll, without sending.
       const wait = failure ? OutboxWorker.backoffMs(item.attempts + 1, this.o.retryBaseMs, this.o.retryMaxMs) : this.o.pollMs;
       const until = this.clock.now() + wait;
-      this.held.set(item.id, { until, delivered: failure === null });
+      this.held.set(item.id, { until, delivered: failure === null, item });
       this.log.error({ err, outboxId: item.id, kind: item.kind }, 'recording an outbox delivery failed; will retry');
     }
   }

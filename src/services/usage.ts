@@ -1,9 +1,12 @@
 // Usage: the one place generations are admitted and counted (UsageRecorder), the per-account
 // rate limits, the usage_threshold notifications and the usage analytics.
 //
-// Counting is exact under concurrency: admit() reserves a generation atomically in the store
-// (trial: only while used + reserved < 100), commit() turns the reservation into a count, and
-// release() drops it when the render failed. pk_test_ keys are never counted.
+// Counting is exact under concurrency, across instances: admit() reserves a generation atomically
+// in the store (trial: only while used + reserved < 100), commit() turns the reservation into a
+// count, and release() drops it when the render failed. A reservation belongs to this instance
+// and lapses after its lease, so a killed instance's leftovers stop counting. pk_test_ keys are
+// never counted.
+import { randomUUID } from 'node:crypto';
 import { forbidden, rateLimitExceeded, trialLimitReached } from '../errors.js';
 import type { RateDecision } from '../chart/rateLimit.js';
 import type { Account, Store } from '../store/types.js';
@@ -33,22 +36,37 @@ const noTicket: UsageTicket = {
   },
   release: async () => {},
 };
+/** A reservation outlives any render (queue wait and render timeout included) by far. */
+export const RESERVATION_LEASE_MS = 10 * 60_000;
+
+export interface UsageOptions {
+  /** This instance's id (one per process): its reservations are its own. */
+  instanceId?: string;
+  reservationLeaseMs?: number;
+}
+
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
 export class UsageService implements UsageRecorder {
   /** Thresholds already marked in the store ("acct|period|t"): skips the store after the first time. */
   private readonly marked = new Set<string>();
+  readonly instanceId: string;
+  private readonly leaseMs: number;
 
   constructor(
     private readonly store: Pick<Store, 'usage' | 'rateLimits' | 'billing'>,
     private readonly periods: PeriodReader,
     private readonly clock: Clock,
-  ) {}
+    opts: UsageOptions = {},
+  ) {
+    this.instanceId = opts.instanceId ?? randomUUID();
+    this.leaseMs = opts.reservationLeaseMs ?? RESERVATION_LEASE_MS;
+  }
 
-  /** At start: nothing is in flight, so reservations left by a dead process are dropped. */
+  /** At start nothing of this instance is in flight: its reservations (and expired ones) are dropped; other instances' stay. */
   async start(): Promise<void> {
-    await this.store.usage.clearReservations();
+    await this.store.usage.clearReservations(this.instanceId, this.clock.now());
   }
 
   // ---- admission (UsageRecorder) ------------------------------------------------------
@@ -59,30 +77,31 @@ export class UsageService implements UsageRecorder {
     const accountId = auth.account.id;
     // A read: closing ended periods (and invoicing them) is the billing scheduler's job, never a render's.
     const period = await this.periods.currentPeriod(auth.account);
-    let reserved = false;
+    let reservation: number | null = null;
     if (period.trial) {
-      if (!(await this.store.usage.reserve(accountId, period.start, period.limit))) throw this.trialLimit(auth);
-      reserved = true;
+      const lease = { owner: this.instanceId, now: this.clock.now(), leaseMs: this.leaseMs };
+      reservation = await this.store.usage.reserve(accountId, period.start, period.limit, lease);
+      if (reservation === null) throw this.trialLimit(auth);
     }
     let done = false;
     const commitWith = async (outcome: GenerationOutcome, write: (count: GenerationCount) => Promise<number | null>): Promise<void> => {
       if (done) throw new Error('usage ticket already settled');
       const now = this.clock.now();
       const stat = { renderMs: outcome.renderMs, cacheHit: outcome.cacheHit ?? false };
-      const used = await write({ accountId, periodStart: period.start, reserved, day: dayOf(now), stat });
+      const used = await write({ accountId, periodStart: period.start, reservation, day: dayOf(now), stat });
       done = true;
       if (used !== null && period.limit !== null) await this.checkThresholds(auth.account, period.start, period.limit, used, period.trial, now);
     };
     return {
       commit: async (outcome) => {
         if (done) return;
-        await commitWith(outcome, (g) => this.store.usage.commit(g.accountId, g.periodStart, g.reserved, g.day, g.stat));
+        await commitWith(outcome, (g) => this.store.usage.commit(g.accountId, g.periodStart, g.reservation, g.day, g.stat));
       },
       commitWith,
       release: async () => {
         if (done) return;
         done = true;
-        if (reserved) await this.store.usage.release(accountId, period.start);
+        if (reservation !== null) await this.store.usage.release(reservation);
       },
     };
   }

@@ -20,8 +20,8 @@ export interface RenderStat {
 export interface GenerationCount {
   accountId: string;
   periodStart: number;
-  /** The generation was reserved by UsageStore.reserve (trial). */
-  reserved: boolean;
+  /** The reservation it used (UsageStore.reserve's id, trial), or null. */
+  reservation: number | null;
   day: number;
   stat: RenderStat;
 }
@@ -53,13 +53,26 @@ export interface OutboxRecord extends OutboxItem {
   deliveredAt: number | null;
 }
 
+/** Who holds a reservation and until when: an instance's reservations outlive it by the lease at most. */
+export interface ReservationLease {
+  /** The instance's id (one per process). */
+  owner: string;
+  now: number;
+  /** The reservation stops counting against the cap at now + leaseMs. */
+  leaseMs: number;
+}
+
 export interface UsageStore {
-  /** Reserves one generation unless used + reserved would pass `cap` (null: no cap). */
-  reserve(accountId: string, periodStart: number, cap: number | null): Promise<boolean>;
-  /** One successful generation: used + 1 (reserved - 1 when it was reserved), plus the day's render stats. Returns used. */
-  commit(accountId: string, periodStart: number, reserved: boolean, day: number, stat: RenderStat): Promise<number>;
-  /** A reserved generation that failed: reserved - 1, nothing counted. */
-  release(accountId: string, periodStart: number): Promise<void>;
+  /**
+   * Reserves one generation unless used + live reservations would pass `cap` (null: no cap);
+   * returns the reservation's id, or null when refused. Reservations whose lease passed are not counted.
+   */
+  reserve(accountId: string, periodStart: number, cap: number | null, lease: ReservationLease): Promise<number | null>;
+  /** One successful generation: used + 1 (its reservation dropped, if any), plus the day's render stats. Returns used. */
+  commit(accountId: string, periodStart: number, reservation: number | null, day: number, stat: RenderStat): Promise<number>;
+  /** A reserved generation that failed: the reservation is dropped, nothing counted. */
+  release(reservation: number): Promise<void>;
+  /** used, and reserved = reservations held (expired ones included until they are cleared). */
   get(accountId: string, periodStart: number): Promise<UsageCount>;
   /** Sets the used count (administration and tests). */
   setUsed(accountId: string, periodStart: number, used: number): Promise<void>;
@@ -68,8 +81,8 @@ export interface UsageStore {
   totals(accountId: string, fromDay: number, toDay: number): Promise<UsageTotals>;
   /** Marks a threshold of a period as reached and enqueues its notifications, both once. True the first time. */
   markThreshold(accountId: string, periodStart: number, threshold: number, at: number, notify: OutboxItem[]): Promise<boolean>;
-  /** After a restart nothing is in flight: reservations of a dead process are dropped. */
-  clearReservations(): Promise<void>;
+  /** At an instance's start nothing of its own is in flight: drops its reservations, and every expired one. */
+  clearReservations(owner: string, now: number): Promise<void>;
 }
 
 export interface RateLimitStore {
@@ -161,25 +174,31 @@ export interface BillingStore {
   events(accountId: string): Promise<BillingEvent[]>;
   /** Enqueues outbox items with the event, atomically. */
   addEventWithNotices(accountId: string, at: number, kind: string, detail: string | null, notify: OutboxItem[]): Promise<void>;
-  /**
-   * A terminated account's data: keys, sessions, usage, charts and every other row that names
-   * the account, except the account row itself, invoices and billing events (kept for the
-   * 7-year billing retention).
-   */
-  purgeAccountData(accountId: string): Promise<void>;
 }
 
 export interface OutboxStore {
   enqueue(item: OutboxItem, at: number): Promise<number>;
-  /** Pending items of the given kinds due at `now`, oldest first. */
-  due(now: number, limit: number, kinds: readonly OutboxItem['kind'][]): Promise<OutboxRecord[]>;
+  /**
+   * Claims up to `limit` pending items of the given kinds due at `now`, oldest first, for
+   * `owner` until now + leaseMs: no other claim takes them before their outcome is recorded or
+   * the lease passes (a claimer that died).
+   */
+  claim(owner: string, now: number, leaseMs: number, limit: number, kinds: readonly OutboxItem['kind'][]): Promise<OutboxRecord[]>;
+  /** Delivered: the claim ends. */
   delivered(id: number, at: number): Promise<void>;
-  /** A failed attempt: attempts + 1, retried at nextAttemptAt, or given up (status failed) when null. */
+  /** A failed attempt: attempts + 1, retried at nextAttemptAt, or given up (status failed) when null; the claim ends. */
   failed(id: number, nextAttemptAt: number | null, error: string): Promise<void>;
   list(accountId?: string): Promise<OutboxRecord[]>;
 }
 
+/** Named locks shared by every instance of a store: background jobs that must run on one instance at a time. */
+export interface LockStore {
+  /** Runs fn while holding the lock `name`; does not run it (ran: false) when another holder has it. */
+  tryRun<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+}
+
 export interface MeteringStores {
+  readonly locks: LockStore;
   readonly usage: UsageStore;
   readonly rateLimits: RateLimitStore;
   readonly trials: TrialSignupStore;

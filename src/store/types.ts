@@ -183,6 +183,13 @@ export interface Store extends MeteringStores {
   readonly openWindows: OpenRenderWindows;
   readonly charts: ChartStore;
   readonly chartMetrics: ChartMetricsStore;
+  /**
+   * A terminated account's data, in one transaction: each table family deletes its own rows of
+   * the account (keys, sessions, charts and their images, usage, rate windows, trial sign-ups),
+   * the e-mail address and webhook URL are forgotten; the account row, billing records,
+   * invoices, billing events and the outbox are kept (7-year billing retention, the last e-mail).
+   */
+  purgeAccountData(accountId: string): Promise<void>;
   /** Round trip to the store, ms (status endpoint's kvLatency). */
   ping(): Promise<number>;
   /**

@@ -1,26 +1,26 @@
-// The billing lifecycle walked on a fake clock against the SQLite store in memory.
+// The billing lifecycle walked on a fake clock against each store backend.
 import { expect } from 'chai';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import type { Store } from '../../src/store/types.js';
+import { eachStore } from '../helpers/stores.js';
 import { AccountService } from '../../src/services/accounts.js';
 import { BillingService } from '../../src/services/billing/index.js';
 import { UsageService } from '../../src/services/usage.js';
 import { invoiceHtml } from '../../src/services/invoiceHtml.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
 
-describe('billing lifecycle on a fake clock', () => {
-  let store: SqliteStore;
+eachStore('billing lifecycle on a fake clock', (emptyStore) => {
+  let store: Store;
   let clock: FakeClock;
   let accounts: AccountService;
   let billing: BillingService;
   const T0 = Date.UTC(2025, 3, 1, 0, 0, 0); // 1 April: a 30-day month
 
   beforeEach(() => {
-    store = createSqliteStore(':memory:');
+    store = emptyStore();
     clock = new FakeClock(T0);
     accounts = new AccountService(store, Buffer.alloc(32, 7), clock);
     billing = new BillingService(store, clock, 'https://charts.example');
   });
-  afterEach(async () => store.close());
 
   const make = async (plan: 'starter' | 'growth' | 'enterprise' = 'starter') => (await accounts.createAccount(plan, 'owner@example.com')).account_id;
   const status = async (id: string) => (await store.accounts.find(id))!.status;
@@ -211,6 +211,10 @@ describe('billing lifecycle on a fake clock', () => {
     expect(await status(id)).to.equal('terminated');
     expect((await store.billing.invoices(id)).length).to.equal(2); // billing records are kept
   });
+});
+
+describe('invoice document', () => {
+  const T0 = Date.UTC(2025, 3, 1, 0, 0, 0);
 
   it('the invoice document lists plan, proration and overage lines and escapes text', async () => {
     const html = invoiceHtml(

@@ -15,7 +15,7 @@ const key = (id: string, accountId: string, createdAt = T): ApiKey => ({
 const image = (body: Buffer, expiresAt: number | null = null): StoredImage => ({ contentType: 'image/png', etag: '"e"', body, createdAt: T, expiresAt });
 const chart = (id: string, accountId = 'acct_1'): ChartRecord => ({ id, accountId, keyId: 'key_1', request: renderRequest(), digest: 'd', createdAt: T });
 const count = (over: Partial<GenerationCount> = {}): GenerationCount => ({
-  accountId: 'acct_1', periodStart: T, reserved: false, day: 20000, stat: { renderMs: 12.5, cacheHit: false }, ...over,
+  accountId: 'acct_1', periodStart: T, reservation: null, day: 20000, stat: { renderMs: 12.5, cacheHit: false }, ...over,
 });
 
 eachStore('accounts, keys and sessions', (current) => {
@@ -133,9 +133,12 @@ eachStore('short charts', (current) => {
     expect(await store.charts.createWithImage(chart('c2'), { key: 'chart:c2', image: image(Buffer.from('2')) }, count({ stat: { renderMs: 0, cacheHit: true } }))).to.equal(2);
     expect(await sqlOne(store, 'SELECT renders, render_ms, cache_hits FROM usage_daily')).to.deep.equal({ renders: 1, render_ms: 12.5, cache_hits: 1 });
     // a trial's generation was reserved at admission: the count takes the reservation's place
-    await execSql(store, `INSERT INTO usage_counters (account_id, period_start, used, reserved) VALUES ('acct_1', 0, 4, 2)`);
-    expect(await store.charts.createWithImage(chart('c3'), { key: 'chart:c3', image: image(Buffer.from('3')) }, count({ periodStart: 0, reserved: true }))).to.equal(5);
-    expect(await sqlOne(store, 'SELECT used, reserved FROM usage_counters WHERE period_start = 0')).to.deep.equal({ used: 5, reserved: 1 });
+    await store.usage.setUsed('acct_1', 0, 4);
+    const lease = { owner: 'instance-a', now: T, leaseMs: 60_000 };
+    const reservation = await store.usage.reserve('acct_1', 0, 100, lease);
+    expect(await store.usage.reserve('acct_1', 0, 100, lease)).to.be.a('number');
+    expect(await store.charts.createWithImage(chart('c3'), { key: 'chart:c3', image: image(Buffer.from('3')) }, count({ periodStart: 0, reservation }))).to.equal(5);
+    expect(await store.usage.get('acct_1', 0)).to.deep.include({ used: 5, reserved: 1 });
   });
 
   it('a failing count write leaves no chart, no image and no count', async () => {

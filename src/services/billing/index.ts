@@ -25,7 +25,7 @@ export class BillingService implements PeriodReader {
   private readonly scheduler = new SchedulerTimer(() => this.runScheduler());
 
   constructor(
-    store: Pick<Store, 'accounts' | 'billing' | 'usage' | 'images'>,
+    store: Pick<Store, 'accounts' | 'billing' | 'usage' | 'images' | 'locks' | 'purgeAccountData'>,
     clock: Clock,
     publicBaseUrl: string,
     /** Prints an HTML document to PDF (the page pool's browser); only the server has one. */

@@ -56,5 +56,5 @@ export async function reactivate(b: BillingContext, account: Account, rec: Billi
 export async function terminate(b: BillingContext, account: Account, now: number, why: string): Promise<void> {
   await notify(b, account, now, 'terminated', notices.terminated(why));
   await b.store.accounts.update(account.id, { status: 'terminated' });
-  await b.store.billing.purgeAccountData(account.id);
+  await b.store.purgeAccountData(account.id);
 }

@@ -1,5 +1,6 @@
 // The billing scheduler: the only place periods close by the clock. One pass closes ended
-// periods (issuing invoices), walks dunning and ends read-only time; a timer runs passes.
+// periods (issuing invoices), walks dunning and ends read-only time; a timer runs passes. A pass
+// holds the store's lock, so instances sharing a database never run two passes at once.
 import { advanceDunning } from './dunning.js';
 import { terminate } from './lifecycle.js';
 import { CANCELLED_READ_ONLY_DAYS, closeDuePeriods } from './periods.js';
@@ -8,10 +9,20 @@ import { storedRecord, type BillingContext } from './records.js';
 export interface SchedulerPass {
   accounts: number;
   invoices: number;
+  /** False when another instance (or run) held the lock: this pass did nothing. */
+  ran: boolean;
 }
 
-/** One pass over every billed account. */
+/** Name of the store lock a pass holds. */
+export const SCHEDULER_LOCK = 'billing-scheduler';
+
+/** One pass over every billed account, unless another pass is running (here or on another instance). */
 export async function runScheduler(b: BillingContext): Promise<SchedulerPass> {
+  const r = await b.store.locks.tryRun(SCHEDULER_LOCK, () => pass(b));
+  return r.ran ? r.value : { accounts: 0, invoices: 0, ran: false };
+}
+
+async function pass(b: BillingContext): Promise<SchedulerPass> {
   let invoices = 0;
   const ids = await b.store.billing.accountIds();
   for (const id of ids) {
@@ -25,7 +36,7 @@ export async function runScheduler(b: BillingContext): Promise<SchedulerPass> {
       await terminate(b, after, b.clock.now(), `cancelled, ${CANCELLED_READ_ONLY_DAYS}-day read-only period over`);
     }
   }
-  return { accounts: ids.length, invoices };
+  return { accounts: ids.length, invoices, ran: true };
 }
 
 /** Runs a pass every intervalMs (and one at start), never two at once; errors are reported, never thrown. */

@@ -25,7 +25,7 @@ export interface PgDb extends Sql {
 }
 
 /** PostgreSQL error codes that are the storage's fault, not the query's. */
-function storageError(err: unknown): unknown {
+export function storageError(err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return err;
   const msg = (err as Error).message;

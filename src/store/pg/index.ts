@@ -12,6 +12,8 @@ import { pgTrials } from './trials.js';
 import { pgBilling } from './billing.js';
 import { pgOutbox } from './outbox.js';
 import { authChanges } from './authVersion.js';
+import { pgLocks } from './locks.js';
+import { pgPurgeAccountData } from './accountPurge.js';
 
 export interface PgStore extends Store {
   readonly db: PgDb;
@@ -43,6 +45,8 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     trials: pgTrials(db),
     billing: pgBilling(db),
     outbox: pgOutbox(db),
+    locks: pgLocks(db),
+    purgeAccountData: pgPurgeAccountData(db),
     async ping() {
       const t = process.hrtime.bigint();
       await db.one('SELECT 1');

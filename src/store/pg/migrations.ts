@@ -233,4 +233,21 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX images_open_age ON images(created_at) WHERE starts_with(key, 'open:');
   UPDATE open_cache_bytes SET bytes = (SELECT COALESCE(sum(size), 0) FROM images WHERE starts_with(key, 'open:')) WHERE id = 1;
   `,
+  // 4: reservations with an owner and a lease (usage_counters.reserved is no longer used),
+  // outbox claims with a lease, and an id for trial sign-ups (SQLite's rowid)
+  `
+  CREATE TABLE usage_reservations (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    account_id text NOT NULL,
+    period_start bigint NOT NULL,
+    owner text NOT NULL, -- instance id
+    lease_until bigint NOT NULL -- not counted against the cap after this
+  );
+  CREATE INDEX usage_reservations_account ON usage_reservations(account_id, period_start);
+  CREATE INDEX usage_reservations_owner ON usage_reservations(owner);
+  UPDATE usage_counters SET reserved = 0;
+  ALTER TABLE outbox ADD COLUMN claimed_by text;
+  ALTER TABLE outbox ADD COLUMN claim_until bigint; -- another claim may take it after this
+  ALTER TABLE trial_signups ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;
+  `,
 ];

@@ -1,8 +1,89 @@
-// PostgreSQL: the usage table family (not written yet: see pending.ts).
-import type { UsageStore } from '../metering.js';
-import type { PgDb } from './db.js';
-import { pending } from './pending.js';
+// PostgreSQL usage counters: generations per account and period (used, and reservations with
+// their owner and lease), daily request and render statistics, and the usage thresholds reached.
+// A reservation locks its counter row, so instances sharing the database never pass a cap.
+import type { OutboxItem, UsageStore } from '../metering.js';
+import type { PgDb, Sql } from './db.js';
+import { enqueueIn } from './outbox.js';
+import { countGeneration } from './generation.js';
 
-export function pgUsage(_db: PgDb): UsageStore {
-  return pending<UsageStore>('UsageStore');
+/** Deletes an account's usage rows, inside the purge's transaction. */
+export async function purgeUsage(sql: Sql, accountId: string): Promise<void> {
+  for (const t of ['usage_counters', 'usage_daily', 'usage_thresholds', 'usage_reservations']) {
+    await sql.exec(`DELETE FROM ${t} WHERE account_id = $1`, [accountId]);
+  }
+}
+
+async function count(sql: Sql, accountId: string, periodStart: number): Promise<{ used: number; reserved: number }> {
+  const r = await sql.one<{ used: number; reserved: number }>(
+    `SELECT COALESCE((SELECT used FROM usage_counters WHERE account_id = $1 AND period_start = $2), 0) AS used,
+       (SELECT COUNT(*) FROM usage_reservations WHERE account_id = $1 AND period_start = $2) AS reserved`,
+    [accountId, periodStart],
+  );
+  return r!;
+}
+
+export function pgUsage(db: PgDb): UsageStore {
+  return {
+    async reserve(accountId, periodStart, cap, { owner, now, leaseMs }) {
+      return db.tx(async (sql) => {
+        // the counter row is the lock every reservation of this account and period waits on
+        await sql.exec('INSERT INTO usage_counters (account_id, period_start) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, periodStart]);
+        await sql.exec('SELECT 1 FROM usage_counters WHERE account_id = $1 AND period_start = $2 FOR UPDATE', [accountId, periodStart]);
+        // leftovers of a dead instance stop counting once their lease has passed
+        await sql.exec('DELETE FROM usage_reservations WHERE account_id = $1 AND period_start = $2 AND lease_until <= $3', [accountId, periodStart, now]);
+        const c = await count(sql, accountId, periodStart);
+        if (cap !== null && c.used + c.reserved >= cap) return null;
+        const r = await sql.one<{ id: number }>(
+          'INSERT INTO usage_reservations (account_id, period_start, owner, lease_until) VALUES ($1, $2, $3, $4) RETURNING id',
+          [accountId, periodStart, owner, now + leaseMs],
+        );
+        return r!.id;
+      });
+    },
+    async commit(accountId, periodStart, reservation, day, stat) {
+      return db.tx((sql) => countGeneration(sql, { accountId, periodStart, reservation, day, stat }));
+    },
+    async release(reservation) {
+      await db.exec('DELETE FROM usage_reservations WHERE id = $1', [reservation]);
+    },
+    async get(accountId, periodStart) {
+      return count(db, accountId, periodStart);
+    },
+    async setUsed(accountId, periodStart, used) {
+      await db.exec(
+        `INSERT INTO usage_counters (account_id, period_start, used) VALUES ($1, $2, $3)
+         ON CONFLICT (account_id, period_start) DO UPDATE SET used = excluded.used`,
+        [accountId, periodStart, used],
+      );
+    },
+    async recordRequest(accountId, day, ok) {
+      await db.exec(
+        `INSERT INTO usage_daily (account_id, day, requests, succeeded) VALUES ($1, $2, 1, $3)
+         ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + 1, succeeded = usage_daily.succeeded + excluded.succeeded`,
+        [accountId, day, ok ? 1 : 0],
+      );
+    },
+    async totals(accountId, fromDay, toDay) {
+      const r = (await db.one<{ requests: number | null; succeeded: number | null; renders: number | null; render_ms: number | null; cache_hits: number | null }>(
+        `SELECT SUM(requests) AS requests, SUM(succeeded) AS succeeded, SUM(renders) AS renders, SUM(render_ms) AS render_ms,
+           SUM(cache_hits) AS cache_hits FROM usage_daily WHERE account_id = $1 AND day >= $2 AND day <= $3`,
+        [accountId, fromDay, toDay],
+      ))!;
+      return { requests: r.requests ?? 0, succeeded: r.succeeded ?? 0, renders: r.renders ?? 0, renderMs: r.render_ms ?? 0, cacheHits: r.cache_hits ?? 0 };
+    },
+    async markThreshold(accountId, periodStart, threshold, at, notify: OutboxItem[]) {
+      return db.tx(async (sql) => {
+        const n = await sql.exec(
+          'INSERT INTO usage_thresholds (account_id, period_start, threshold, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+          [accountId, periodStart, threshold, at],
+        );
+        if (n === 0) return false;
+        for (const item of notify) await enqueueIn(sql, item, at);
+        return true;
+      });
+    },
+    async clearReservations(owner, now) {
+      await db.exec('DELETE FROM usage_reservations WHERE owner = $1 OR lease_until <= $2', [owner, now]);
+    },
+  };
 }

@@ -61,6 +61,18 @@ export function sqliteKeys(db: DB, wrote: () => void = () => {}): KeyStore {
   };
 }
 
+/** Deletes an account's keys and sessions and forgets its e-mail address (the row is kept), inside the purge's transaction. */
+export function accountsPurge(db: DB): (accountId: string) => void {
+  const keys = db.prepare('DELETE FROM api_keys WHERE account_id = ?');
+  const sessions = db.prepare('DELETE FROM sessions WHERE account_id = ?');
+  const email = db.prepare('UPDATE accounts SET email = NULL WHERE id = ?');
+  return (accountId) => {
+    keys.run(accountId);
+    sessions.run(accountId);
+    email.run(accountId);
+  };
+}
+
 export function sqliteSessions(db: DB): SessionStore {
   const insert = db.prepare('INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)');
   const byHash = db.prepare<[string], { account_id: string; expires_at: number }>(

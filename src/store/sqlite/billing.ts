@@ -1,106 +1,19 @@
-// SQLite billing tables: the billing record per account, proration lines, invoices, billing
-// events, and the purge of a terminated account's data.
+// SQLite billing tables: the billing record per account, proration lines, invoices and billing
+// events.
 // Each check-and-change runs in one synchronous transaction (BEGIN IMMEDIATE): atomic within the
 // process and across the processes sharing the file (the CLI and the server).
 import type { BillingEvent, BillingRecord, BillingStore, Invoice, InvoiceLine, OutboxItem } from '../metering.js';
+import { BILLING_COLUMNS, toBilling, toInvoice, type BillingRow, type InvoiceRow } from '../meteringRows.js';
 import type { DB } from './db.js';
 import { enqueueStmt } from './outbox.js';
 
-interface BillingRow {
-  account_id: string;
-  cycle: BillingRecord['cycle'];
-  period_start: number;
-  period_end: number;
-  period_plan: BillingRecord['periodPlan'];
-  billed_plan: BillingRecord['billedPlan'];
-  pending_cycle: BillingRecord['pendingCycle'];
-  cancel_at_period_end: number;
-  read_only_until: number | null;
-  payment_failed_at: number | null;
-  dunning_stage: number;
-  webhook_url: string | null;
-  custom_charts: number | null;
-  custom_per_minute: number | null;
-  custom_per_hour: number | null;
-  custom_burst: number | null;
-  custom_price_pence: number | null;
+/** Forgets an account's webhook URL (records, lines, invoices and events are kept), inside the purge's transaction. */
+export function billingPurge(db: DB): (accountId: string) => void {
+  const forget = db.prepare('UPDATE billing SET webhook_url = NULL WHERE account_id = ?');
+  return (accountId) => void forget.run(accountId);
 }
 
-const BILLING_COLUMNS: Record<keyof Omit<BillingRecord, 'accountId'>, keyof BillingRow> = {
-  cycle: 'cycle',
-  periodStart: 'period_start',
-  periodEnd: 'period_end',
-  periodPlan: 'period_plan',
-  billedPlan: 'billed_plan',
-  pendingCycle: 'pending_cycle',
-  cancelAtPeriodEnd: 'cancel_at_period_end',
-  readOnlyUntil: 'read_only_until',
-  paymentFailedAt: 'payment_failed_at',
-  dunningStage: 'dunning_stage',
-  webhookUrl: 'webhook_url',
-  customCharts: 'custom_charts',
-  customPerMinute: 'custom_per_minute',
-  customPerHour: 'custom_per_hour',
-  customBurst: 'custom_burst',
-  customPricePence: 'custom_price_pence',
-};
-
-const toBilling = (r: BillingRow): BillingRecord => ({
-  accountId: r.account_id,
-  cycle: r.cycle,
-  periodStart: r.period_start,
-  periodEnd: r.period_end,
-  periodPlan: r.period_plan,
-  billedPlan: r.billed_plan,
-  pendingCycle: r.pending_cycle,
-  cancelAtPeriodEnd: r.cancel_at_period_end === 1,
-  readOnlyUntil: r.read_only_until,
-  paymentFailedAt: r.payment_failed_at,
-  dunningStage: r.dunning_stage,
-  webhookUrl: r.webhook_url,
-  customCharts: r.custom_charts,
-  customPerMinute: r.custom_per_minute,
-  customPerHour: r.custom_per_hour,
-  customBurst: r.custom_burst,
-  customPricePence: r.custom_price_pence,
-});
-
-interface InvoiceRow {
-  id: string;
-  account_id: string;
-  issued_at: number;
-  period_start: number;
-  period_end: number;
-  plan: Invoice['plan'];
-  cycle: Invoice['cycle'];
-  lines: string;
-  total_pence: number;
-  status: Invoice['status'];
-  paid_at: number | null;
-}
-
-const toInvoice = (r: InvoiceRow): Invoice => ({
-  id: r.id,
-  accountId: r.account_id,
-  issuedAt: r.issued_at,
-  periodStart: r.period_start,
-  periodEnd: r.period_end,
-  plan: r.plan,
-  cycle: r.cycle,
-  lines: JSON.parse(r.lines) as InvoiceLine[],
-  totalPence: r.total_pence,
-  status: r.status,
-  paidAt: r.paid_at,
-});
-
-/**
- * Tables kept when an account's data is deleted: billing records (7-year retention) and the
- * outbox (the termination e-mail is still to be sent).
- */
-const KEPT_ON_PURGE = new Set(['accounts', 'invoices', 'billing_events', 'billing', 'billing_lines', 'outbox']);
-
-/** `wrote` is told of writes to accounts or keys (the purge of a terminated account). */
-export function sqliteBilling(db: DB, wrote: () => void): BillingStore {
+export function sqliteBilling(db: DB): BillingStore {
   const get = db.prepare<[string], BillingRow>('SELECT * FROM billing WHERE account_id = ?');
   const insert = db.prepare(
     `INSERT OR IGNORE INTO billing (account_id, cycle, period_start, period_end, period_plan, billed_plan, pending_cycle,
@@ -156,20 +69,6 @@ export function sqliteBilling(db: DB, wrote: () => void): BillingStore {
     addEvent.run(accountId, at, kind, detail);
     for (const item of notify) enqueue(item, at);
   });
-  const purgeTx = db.transaction((accountId: string) => {
-    // Cached images of the account's short charts are keyed by chart id, not by account.
-    db.prepare("DELETE FROM images WHERE key IN (SELECT 'chart:' || id FROM charts WHERE account_id = ?)").run(accountId);
-    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
-    for (const { name } of tables) {
-      if (KEPT_ON_PURGE.has(name)) continue;
-      const cols = db.prepare<[], { name: string }>(`PRAGMA table_info("${name.replace(/"/g, '""')}")`).all();
-      if (!cols.some((c) => c.name === 'account_id')) continue;
-      db.prepare(`DELETE FROM "${name.replace(/"/g, '""')}" WHERE account_id = ?`).run(accountId);
-    }
-    db.prepare('DELETE FROM rate_windows WHERE subject = ?').run(accountId);
-    db.prepare('UPDATE billing SET webhook_url = NULL WHERE account_id = ?').run(accountId);
-    db.prepare('UPDATE accounts SET email = NULL WHERE id = ?').run(accountId);
-  });
 
   return {
     async get(accountId) {
@@ -224,13 +123,6 @@ export function sqliteBilling(db: DB, wrote: () => void): BillingStore {
     },
     async addEventWithNotices(accountId, at, kind, detail, notify) {
       noticeTx.immediate(accountId, at, kind, detail, notify);
-    },
-    async purgeAccountData(accountId) {
-      try {
-        purgeTx.immediate(accountId);
-      } finally {
-        wrote();
-      }
     },
   };
 }

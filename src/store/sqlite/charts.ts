@@ -5,6 +5,21 @@ import type { DB } from './db.js';
 import { imageWriter } from './images.js';
 import { generationCounter } from './usage.js';
 
+/**
+ * Deletes an account's short charts with their cached images (keyed by chart id), metrics and
+ * re-render state, and its re-render budget, inside the purge's transaction.
+ */
+export function chartsPurge(db: DB): (accountId: string) => void {
+  const images = db.prepare("DELETE FROM images WHERE key IN (SELECT 'chart:' || id FROM charts WHERE account_id = ?)");
+  const charts = db.prepare('DELETE FROM charts WHERE account_id = ?'); // metrics and re-render rows cascade
+  const budget = db.prepare('DELETE FROM account_rerenders WHERE account_id = ?');
+  return (accountId) => {
+    images.run(accountId);
+    charts.run(accountId);
+    budget.run(accountId);
+  };
+}
+
 export function sqliteCharts(db: DB): ChartStore {
   const insert = db.prepare(
     'INSERT INTO charts (id, account_id, key_id, request_json, digest, created_at) VALUES (?, ?, ?, ?, ?, ?)',

@@ -1,14 +1,16 @@
 import type { Store } from '../types.js';
 import { openDatabase, type DB } from './db.js';
-import { sqliteAccounts, sqliteKeys, sqliteSessions } from './accounts.js';
+import { accountsPurge, sqliteAccounts, sqliteKeys, sqliteSessions } from './accounts.js';
 import { sqliteImages } from './images.js';
-import { sqliteUsage } from './usage.js';
-import { sqliteRateLimits } from './rateLimits.js';
-import { sqliteTrials } from './trials.js';
-import { sqliteBilling } from './billing.js';
+import { sqliteUsage, usagePurge } from './usage.js';
+import { rateLimitsPurge, sqliteRateLimits } from './rateLimits.js';
+import { sqliteTrials, trialsPurge } from './trials.js';
+import { billingPurge, sqliteBilling } from './billing.js';
 import { sqliteOutbox } from './outbox.js';
 import { sqliteOpenWindows } from './openWindows.js';
-import { sqliteChartMetrics, sqliteCharts } from './charts.js';
+import { chartsPurge, sqliteChartMetrics, sqliteCharts } from './charts.js';
+import { sqliteLocks } from './locks.js';
+import { guarded, toStorageError } from './errors.js';
 
 export interface SqliteStore extends Store {
   readonly db: DB;
@@ -25,24 +27,43 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
   const wrote = () => {
     ownWrites++;
   };
+  // each table family deletes its own rows of a terminated account; all of them in one transaction
+  const purges = [chartsPurge(db), accountsPurge(db), usagePurge(db), rateLimitsPurge(db), trialsPurge(db), billingPurge(db)];
+  const purgeTx = db.transaction((accountId: string) => {
+    for (const purge of purges) purge(accountId);
+  });
   let closed = false;
   return {
     db,
-    images: sqliteImages(db),
-    accounts: sqliteAccounts(db, wrote),
-    keys: sqliteKeys(db, wrote),
-    sessions: sqliteSessions(db),
-    usage: sqliteUsage(db),
-    rateLimits: sqliteRateLimits(db),
-    trials: sqliteTrials(db),
-    billing: sqliteBilling(db, wrote),
-    outbox: sqliteOutbox(db),
-    openWindows: sqliteOpenWindows(db),
-    charts: sqliteCharts(db),
-    chartMetrics: sqliteChartMetrics(db),
+    images: guarded(sqliteImages(db)),
+    accounts: guarded(sqliteAccounts(db, wrote)),
+    keys: guarded(sqliteKeys(db, wrote)),
+    sessions: guarded(sqliteSessions(db)),
+    usage: guarded(sqliteUsage(db)),
+    rateLimits: guarded(sqliteRateLimits(db)),
+    trials: guarded(sqliteTrials(db)),
+    billing: guarded(sqliteBilling(db)),
+    outbox: guarded(sqliteOutbox(db)),
+    openWindows: guarded(sqliteOpenWindows(db)),
+    charts: guarded(sqliteCharts(db)),
+    chartMetrics: guarded(sqliteChartMetrics(db)),
+    locks: sqliteLocks(),
+    async purgeAccountData(accountId) {
+      try {
+        purgeTx.immediate(accountId);
+      } catch (err) {
+        throw toStorageError(err);
+      } finally {
+        wrote();
+      }
+    },
     async ping() {
       const t = process.hrtime.bigint();
-      ping.get();
+      try {
+        ping.get();
+      } catch (err) {
+        throw toStorageError(err);
+      }
       return Number(process.hrtime.bigint() - t) / 1e6;
     },
     authVersion() {

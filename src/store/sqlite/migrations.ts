@@ -212,4 +212,21 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER images_open_delete AFTER DELETE ON images WHEN old.key >= 'open:' AND old.key < 'open;'
   BEGIN UPDATE open_cache_bytes SET bytes = bytes - old.size WHERE id = 1; END;
   `,
+  // 8: several processes may share the counters: a reservation is a row with its owner (an
+  // instance id) and a lease, so an instance clears only its own and a dead one's expire; the
+  // reserved column of usage_counters is no longer used. Outbox items are claimed with a lease.
+  `
+  CREATE TABLE usage_reservations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    period_start INTEGER NOT NULL,
+    owner TEXT NOT NULL, -- instance id
+    lease_until INTEGER NOT NULL -- ms since epoch: not counted against the cap after this
+  );
+  CREATE INDEX usage_reservations_account ON usage_reservations(account_id, period_start);
+  CREATE INDEX usage_reservations_owner ON usage_reservations(owner);
+  UPDATE usage_counters SET reserved = 0;
+  ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
+  ALTER TABLE outbox ADD COLUMN claim_until INTEGER; -- ms since epoch: another claim may take it after this
+  `,
 ];

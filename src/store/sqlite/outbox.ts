@@ -1,6 +1,7 @@
-// SQLite outbox: webhooks and e-mails waiting to be delivered, with their attempts. Other tables'
-// writes enqueue into it inside their own transactions (enqueueStmt).
-import type { OutboxItem, OutboxRecord, OutboxStore } from '../metering.js';
+// SQLite outbox: webhooks and e-mails waiting to be delivered, with their attempts and claims.
+// Other tables' writes enqueue into it inside their own transactions (enqueueStmt).
+import type { OutboxItem, OutboxStore } from '../metering.js';
+import { toOutbox, type OutboxRow } from '../meteringRows.js';
 import type { DB } from './db.js';
 
 /** An insert of one pending item, for use inside another store's transaction. */
@@ -13,53 +14,31 @@ export function enqueueStmt(db: DB) {
     Number(insert.run(item.kind, item.accountId, item.target, item.subject, item.body, at, at).lastInsertRowid);
 }
 
-interface OutboxRow {
-  id: number;
-  kind: OutboxItem['kind'];
-  account_id: string;
-  target: string;
-  subject: string | null;
-  body: string;
-  status: OutboxRecord['status'];
-  attempts: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  created_at: number;
-  delivered_at: number | null;
-}
-
-const toOutbox = (r: OutboxRow): OutboxRecord => ({
-  id: r.id,
-  kind: r.kind,
-  accountId: r.account_id,
-  target: r.target,
-  subject: r.subject,
-  body: r.body,
-  status: r.status,
-  attempts: r.attempts,
-  nextAttemptAt: r.next_attempt_at,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  deliveredAt: r.delivered_at,
-});
-
 export function sqliteOutbox(db: DB): OutboxStore {
   const enqueue = enqueueStmt(db);
-  const due = db.prepare<[number, string, number], OutboxRow>(
-    `SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?
-       AND kind IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, id LIMIT ?`,
+  // one statement: the items it picks are claimed before any other connection can read them
+  const claim = db.prepare<[string, number, number, number, string, number], OutboxRow>(
+    `UPDATE outbox SET claimed_by = ?, claim_until = ? WHERE id IN (
+       SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? AND (claim_until IS NULL OR claim_until <= ?)
+         AND kind IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, id LIMIT ?)
+     RETURNING *`,
   );
-  const delivered = db.prepare("UPDATE outbox SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, last_error = NULL WHERE id = ?");
-  const retry = db.prepare('UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?');
-  const giveUp = db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?");
+  const delivered = db.prepare(
+    "UPDATE outbox SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, last_error = NULL, claimed_by = NULL, claim_until = NULL WHERE id = ?",
+  );
+  const retry = db.prepare('UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, claimed_by = NULL, claim_until = NULL WHERE id = ?');
+  const giveUp = db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ?, claimed_by = NULL, claim_until = NULL WHERE id = ?");
+  const claimTx = db.transaction((owner: string, now: number, leaseMs: number, limit: number, kinds: string) =>
+    claim.all(owner, now + leaseMs, now, now, kinds, limit).sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id),
+  );
   const all = db.prepare<[], OutboxRow>('SELECT * FROM outbox ORDER BY id');
   const byAccount = db.prepare<[string], OutboxRow>('SELECT * FROM outbox WHERE account_id = ? ORDER BY id');
   return {
     async enqueue(item, at) {
       return enqueue(item, at);
     },
-    async due(now, limit, kinds) {
-      return due.all(now, JSON.stringify(kinds), limit).map(toOutbox);
+    async claim(owner, now, leaseMs, limit, kinds) {
+      return claimTx.immediate(owner, now, leaseMs, limit, JSON.stringify(kinds)).map(toOutbox);
     },
     async delivered(id, at) {
       delivered.run(at, id);

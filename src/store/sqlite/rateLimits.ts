@@ -4,6 +4,12 @@ import { rateStep, type RateState } from '../../chart/rateLimit.js';
 import type { RateLimitStore } from '../metering.js';
 import type { DB } from './db.js';
 
+/** Forgets an account's windows, inside the purge's transaction. */
+export function rateLimitsPurge(db: DB): (accountId: string) => void {
+  const del = db.prepare('DELETE FROM rate_windows WHERE subject = ?');
+  return (accountId) => void del.run(accountId);
+}
+
 export function sqliteRateLimits(db: DB): RateLimitStore {
   const get = db.prepare<[string], { tokens: number; refilled_at: number; hour_start: number; hour_count: number }>(
     'SELECT tokens, refilled_at, hour_start, hour_count FROM rate_windows WHERE subject = ?',

@@ -2,6 +2,12 @@
 import type { TrialSignupStore } from '../metering.js';
 import type { DB } from './db.js';
 
+/** Deletes the sign-ups attached to an account, inside the purge's transaction. */
+export function trialsPurge(db: DB): (accountId: string) => void {
+  const del = db.prepare('DELETE FROM trial_signups WHERE account_id = ?');
+  return (accountId) => void del.run(accountId);
+}
+
 export function sqliteTrials(db: DB): TrialSignupStore {
   const last = db.prepare<[string, number], { created_at: number }>(
     'SELECT created_at FROM trial_signups WHERE ip_hash = ? AND created_at > ? ORDER BY created_at DESC LIMIT 1',

@@ -1,5 +1,5 @@
-// SQLite usage counters: generations per account and period (reserved and used), daily request
-// and render statistics, and the usage thresholds reached.
+// SQLite usage counters: generations per account and period (used, and reservations with their
+// owner and lease), daily request and render statistics, and the usage thresholds reached.
 // Each check-and-change runs in one synchronous transaction (BEGIN IMMEDIATE): atomic within the
 // process and across the processes sharing the file (the CLI and the server).
 import type Database from 'better-sqlite3';
@@ -8,44 +8,46 @@ import type { DB } from './db.js';
 import { enqueueStmt } from './outbox.js';
 
 /**
- * Counts one successful generation (used + 1, the reservation dropped, the day's render stats)
+ * Counts one successful generation (used + 1, its reservation dropped, the day's render stats)
  * as one transaction; called inside another transaction it becomes a savepoint of it, so a
  * chart and its count commit together (sqliteCharts.createWithImage).
  */
 export function generationCounter(db: DB): Database.Transaction<(g: GenerationCount) => number> {
-  const commitReserved = db.prepare<[string, number], { used: number }>(
-    'UPDATE usage_counters SET used = used + 1, reserved = MAX(0, reserved - 1) WHERE account_id = ? AND period_start = ? RETURNING used',
-  );
-  const commitPlain = db.prepare<[string, number], { used: number }>(
+  const count = db.prepare<[string, number], { used: number }>(
     `INSERT INTO usage_counters (account_id, period_start, used) VALUES (?, ?, 1)
      ON CONFLICT (account_id, period_start) DO UPDATE SET used = used + 1 RETURNING used`,
   );
+  const dropReservation = db.prepare('DELETE FROM usage_reservations WHERE id = ?');
   const dayStat = db.prepare(
     `INSERT INTO usage_daily (account_id, day, renders, render_ms, cache_hits) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (account_id, day) DO UPDATE SET renders = renders + excluded.renders,
        render_ms = render_ms + excluded.render_ms, cache_hits = cache_hits + excluded.cache_hits`,
   );
-  return db.transaction(({ accountId, periodStart, reserved, day, stat }: GenerationCount): number => {
-    let used: number;
-    if (reserved) {
-      const r = commitReserved.get(accountId, periodStart);
-      used = r ? r.used : commitPlain.get(accountId, periodStart)!.used;
-    } else {
-      used = commitPlain.get(accountId, periodStart)!.used;
-    }
+  return db.transaction(({ accountId, periodStart, reservation, day, stat }: GenerationCount): number => {
+    if (reservation !== null) dropReservation.run(reservation);
+    const used = count.get(accountId, periodStart)!.used;
     const { renderMs, cacheHit } = stat;
     dayStat.run(accountId, day, cacheHit ? 0 : 1, cacheHit ? 0 : renderMs, cacheHit ? 1 : 0);
     return used;
   });
 }
 
-export function sqliteUsage(db: DB): UsageStore {
-  const ensure = db.prepare('INSERT OR IGNORE INTO usage_counters (account_id, period_start) VALUES (?, ?)');
-  const get = db.prepare<[string, number], { used: number; reserved: number }>(
-    'SELECT used, reserved FROM usage_counters WHERE account_id = ? AND period_start = ?',
+/** Deletes an account's usage rows, inside the purge's transaction. */
+export function usagePurge(db: DB): (accountId: string) => void {
+  const stmts = ['usage_counters', 'usage_daily', 'usage_thresholds', 'usage_reservations'].map((t) =>
+    db.prepare(`DELETE FROM ${t} WHERE account_id = ?`),
   );
-  const reserve = db.prepare('UPDATE usage_counters SET reserved = reserved + 1 WHERE account_id = ? AND period_start = ?');
-  const release = db.prepare('UPDATE usage_counters SET reserved = MAX(0, reserved - 1) WHERE account_id = ? AND period_start = ?');
+  return (accountId) => {
+    for (const s of stmts) s.run(accountId);
+  };
+}
+
+export function sqliteUsage(db: DB): UsageStore {
+  const used = db.prepare<[string, number], { used: number }>('SELECT used FROM usage_counters WHERE account_id = ? AND period_start = ?');
+  const held = db.prepare<[string, number], { n: number }>('SELECT COUNT(*) AS n FROM usage_reservations WHERE account_id = ? AND period_start = ?');
+  const expire = db.prepare('DELETE FROM usage_reservations WHERE account_id = ? AND period_start = ? AND lease_until <= ?');
+  const reserve = db.prepare('INSERT INTO usage_reservations (account_id, period_start, owner, lease_until) VALUES (?, ?, ?, ?)');
+  const release = db.prepare('DELETE FROM usage_reservations WHERE id = ?');
   const setUsed = db.prepare(
     `INSERT INTO usage_counters (account_id, period_start, used) VALUES (?, ?, ?)
      ON CONFLICT (account_id, period_start) DO UPDATE SET used = excluded.used`,
@@ -59,15 +61,19 @@ export function sqliteUsage(db: DB): UsageStore {
        SUM(cache_hits) AS cache_hits FROM usage_daily WHERE account_id = ? AND day >= ? AND day <= ?`,
   );
   const markThreshold = db.prepare('INSERT OR IGNORE INTO usage_thresholds (account_id, period_start, threshold, at) VALUES (?, ?, ?, ?)');
-  const clear = db.prepare('UPDATE usage_counters SET reserved = 0 WHERE reserved <> 0');
+  const clear = db.prepare('DELETE FROM usage_reservations WHERE owner = ? OR lease_until <= ?');
   const enqueue = enqueueStmt(db);
+  const count = (accountId: string, periodStart: number) => ({
+    used: used.get(accountId, periodStart)?.used ?? 0,
+    reserved: held.get(accountId, periodStart)!.n,
+  });
 
-  const reserveTx = db.transaction((accountId: string, periodStart: number, cap: number | null): boolean => {
-    ensure.run(accountId, periodStart);
-    const row = get.get(accountId, periodStart)!;
-    if (cap !== null && row.used + row.reserved >= cap) return false;
-    reserve.run(accountId, periodStart);
-    return true;
+  const reserveTx = db.transaction((accountId: string, periodStart: number, cap: number | null, owner: string, now: number, leaseMs: number): number | null => {
+    // leftovers of a dead instance stop counting once their lease has passed
+    expire.run(accountId, periodStart, now);
+    const c = count(accountId, periodStart);
+    if (cap !== null && c.used + c.reserved >= cap) return null;
+    return Number(reserve.run(accountId, periodStart, owner, now + leaseMs).lastInsertRowid);
   });
   const commitTx = generationCounter(db);
   const thresholdTx = db.transaction((accountId: string, periodStart: number, threshold: number, at: number, notify: OutboxItem[]): boolean => {
@@ -77,20 +83,20 @@ export function sqliteUsage(db: DB): UsageStore {
   });
 
   return {
-    async reserve(accountId, periodStart, cap) {
-      return reserveTx.immediate(accountId, periodStart, cap);
+    async reserve(accountId, periodStart, cap, lease) {
+      return reserveTx.immediate(accountId, periodStart, cap, lease.owner, lease.now, lease.leaseMs);
     },
-    async commit(accountId, periodStart, reserved, day, stat) {
-      return commitTx.immediate({ accountId, periodStart, reserved, day, stat });
+    async commit(accountId, periodStart, reservation, day, stat) {
+      return commitTx.immediate({ accountId, periodStart, reservation, day, stat });
     },
-    async release(accountId, periodStart) {
-      release.run(accountId, periodStart);
+    async release(reservation) {
+      release.run(reservation);
     },
     async get(accountId, periodStart) {
-      return get.get(accountId, periodStart) ?? { used: 0, reserved: 0 };
+      return count(accountId, periodStart);
     },
-    async setUsed(accountId, periodStart, used) {
-      setUsed.run(accountId, periodStart, used);
+    async setUsed(accountId, periodStart, n) {
+      setUsed.run(accountId, periodStart, n);
     },
     async recordRequest(accountId, day, ok) {
       dayRequest.run(accountId, day, ok ? 1 : 0);
@@ -102,8 +108,8 @@ export function sqliteUsage(db: DB): UsageStore {
     async markThreshold(accountId, periodStart, threshold, at, notify) {
       return thresholdTx.immediate(accountId, periodStart, threshold, at, notify);
     },
-    async clearReservations() {
-      clear.run();
+    async clearReservations(owner, now) {
+      clear.run(owner, now);
     },
   };
 }

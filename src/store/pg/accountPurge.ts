@@ -1,0 +1,30 @@
+// The purge of a terminated account in PostgreSQL: each table family deletes its own rows of the
+// account, all in one transaction.
+import type { PgDb, Sql } from './db.js';
+import { purgeUsage } from './usage.js';
+import { purgeRateLimits } from './rateLimits.js';
+import { purgeTrials } from './trials.js';
+import { purgeBilling } from './billing.js';
+
+/** Accounts, keys and sessions: the keys and sessions go, the account row stays without its e-mail address. */
+async function purgeAccountRows(sql: Sql, accountId: string): Promise<void> {
+  await sql.exec('DELETE FROM api_keys WHERE account_id = $1', [accountId]);
+  await sql.exec('DELETE FROM sessions WHERE account_id = $1', [accountId]);
+  await sql.exec('UPDATE accounts SET email = NULL WHERE id = $1', [accountId]);
+}
+
+/** Short charts with their cached images (keyed by chart id), metrics and re-render state (cascade), and the re-render budget. */
+async function purgeCharts(sql: Sql, accountId: string): Promise<void> {
+  await sql.exec("DELETE FROM images WHERE key IN (SELECT 'chart:' || id FROM charts WHERE account_id = $1)", [accountId]);
+  await sql.exec('DELETE FROM charts WHERE account_id = $1', [accountId]);
+  await sql.exec('DELETE FROM account_rerenders WHERE account_id = $1', [accountId]);
+}
+
+const FAMILIES = [purgeCharts, purgeAccountRows, purgeUsage, purgeRateLimits, purgeTrials, purgeBilling];
+
+export function pgPurgeAccountData(db: PgDb): (accountId: string) => Promise<void> {
+  return (accountId) =>
+    db.tx(async (sql) => {
+      for (const purge of FAMILIES) await purge(sql, accountId);
+    });
+}
