@@ -57,7 +57,17 @@ export class OwnRedis {
     await exited;
   }
 
+  /** Freezes the server (SIGSTOP): connected, but answering nothing. */
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
   async remove(): Promise<void> {
+    this.resume();
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
