@@ -169,6 +169,14 @@ describe('Redis hot image tier and render leases', function () {
       expect(await second).to.equal('rendered here');
     });
 
+    it('a lease taken after another instance stored the image answers with it, without rendering', async () => {
+      const { link: l } = await link();
+      const f = redisFlights(l, { leaseMs: 30_000 });
+      let renders = 0;
+      expect(await f.run('done', async () => `render ${++renders}`, async () => 'stored image')).to.equal('stored image');
+      expect(renders).to.equal(0);
+    });
+
     it('a holder stuck past its lease does not hold the others forever', async () => {
       const a = await link();
       const b = await link(a.prefix);
@@ -238,6 +246,70 @@ describe('two servers on one Redis', function () {
     // a third server-side lookup of the same chart, on the second server: its memory now
     const r3 = await fetch(s2.url + path);
     expect(r3.headers.get('x-cache-tier')).to.equal('edge');
+    expect(calls).to.deep.equal([1, 0]);
+  });
+});
+
+describe('two servers on one database and one Redis', function () {
+  this.timeout(120000);
+  let own: OwnRedis;
+  const servers: TestServer[] = [];
+  const clock = new FakeClock(Date.UTC(2026, 3, 1, 10, 0, 0));
+  before(async () => {
+    own = await OwnRedis.create();
+    const first = await startTestServer({ redisUrl: own.url }, { clock });
+    servers.push(first, await startTestServer({ redisUrl: own.url, dataDir: first.config.dataDir }, { clock }));
+  });
+  after(async () => {
+    await servers[1]?.stop({ keepData: true });
+    await servers[0]?.stop();
+    await own?.remove();
+  });
+
+  it('re-render an expired short chart once, whichever instance is asked', async () => {
+    const [s1, s2] = servers as [TestServer, TestServer];
+    const acct = await s1.account('starter');
+    const created = await fetch(`${s1.url}/v1/chart/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': acct.api_key },
+      body: JSON.stringify({ chart: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 200, height: 100 }),
+    });
+    expect(created.status).to.equal(201);
+    const { url } = (await created.json()) as { url: string };
+    const path = new URL(url).pathname;
+    clock.advance(400 * 86_400_000); // past any plan's cache duration
+    const calls = [0, 0];
+    let entered!: () => void;
+    const inRender = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    for (const [i, s] of [s1, s2].entries()) {
+      const r = s.deps.renderer as RenderService;
+      const orig = r.render.bind(r);
+      r.render = async (...args: Parameters<RenderService['render']>) => {
+        calls[i]!++;
+        if (i === 0) {
+          entered();
+          await gate;
+        }
+        return orig(...args);
+      };
+    }
+    const probe = s2.deps.imageCache.probe.bind(s2.deps.imageCache);
+    s2.deps.imageCache.probe = (key: string) => {
+      release();
+      return probe(key);
+    };
+    const stale1 = await fetch(s1.url + path);
+    expect(stale1.headers.get('x-cache-tier')).to.equal('stale');
+    await inRender;
+    const stale2 = await fetch(s2.url + path);
+    expect(stale2.headers.get('x-cache-tier')).to.equal('stale');
+    await Promise.all([s1.deps.shortCharts.idle(), s2.deps.shortCharts.idle()]);
+    expect(calls).to.deep.equal([1, 0]);
+    const fresh = await fetch(s2.url + path);
+    expect(fresh.status).to.equal(200);
+    expect(fresh.headers.get('x-cache-tier')).to.equal('edge');
     expect(calls).to.deep.equal([1, 0]);
   });
 });

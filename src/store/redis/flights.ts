@@ -43,7 +43,9 @@ export function redisFlights(link: RedisLink, opts: SharedFlightOptions): Shared
         }
         if (leased) {
           try {
-            return await render();
+            // the image may have been stored between the caller's cache miss and this lease
+            const found = await cached();
+            return found !== null ? found : await render();
           } finally {
             await r.unlock(lock, token).catch((err: unknown) => link.failed(err, 'render leases'));
           }
