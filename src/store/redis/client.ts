@@ -14,22 +14,27 @@ export interface RedisConnectOptions {
   readyTimeoutMs?: number;
 }
 
+/** After a failed command, Redis is left alone this long: a frozen server costs one timeout, not one per request. */
+const PAUSE_AFTER_FAILURE_MS = 1000;
+
 export class RedisLink {
   private lastWarned = 0;
+  private failedAt = -Infinity;
 
   constructor(
     readonly redis: ScriptedRedis,
     private readonly log?: Logger,
   ) {}
 
-  /** False while disconnected: callers go straight to their fallback instead of waiting. */
+  /** False while disconnected or just after a failure: callers go straight to their fallback instead of waiting. */
   get up(): boolean {
-    return this.redis.status === 'ready';
+    return this.redis.status === 'ready' && Date.now() - this.failedAt >= PAUSE_AFTER_FAILURE_MS;
   }
 
   /** A command failed: logged at most every 10 s, so an outage costs a line, not a flood. */
   failed(err: unknown, what: string): void {
     const now = Date.now();
+    this.failedAt = now;
     if (now - this.lastWarned < 10_000) return;
     this.lastWarned = now;
     this.log?.warn({ err: err instanceof Error ? err.message : String(err) }, `redis unavailable (${what}): degraded`);
