@@ -9,18 +9,8 @@ import type { RedisLink } from '../../src/store/redis/client.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import type { RateLimitStore } from '../../src/store/metering.js';
 import { testLink } from '../helpers/redis.js';
+import { rng as prng } from '../../bench/corpus/gen.js';
 
-/** mulberry32: a small seeded generator, so a failing sequence can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const int = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
 
 /** A store that must never be asked: Redis is up in these tests. */

@@ -21,6 +21,13 @@ const img = (bytes: number, expiresAt: number | null = T0 + 60_000, fill = 7): S
   expiresAt,
 });
 
+/** A promise and the function that settles it. */
+function deferred(): [Promise<void>, () => void] {
+  let settle!: () => void;
+  const p = new Promise<void>((r) => (settle = r));
+  return [p, settle];
+}
+
 describe('Redis hot image tier and render leases', function () {
   this.timeout(60000);
   const links: RedisLink[] = [];
@@ -113,17 +120,19 @@ describe('Redis hot image tier and render leases', function () {
   });
 
   describe('render leases', () => {
-    it('two instances asked for the same uncached chart render it once', async () => {
+    /** Two instances' leases on one Redis. */
+    const pair = async (leaseMs = 30_000) => {
       const a = await link();
       const b = await link(a.prefix);
+      const opts = { leaseMs, firstPollMs: 5, maxPollMs: 20 };
+      return { a, fa: redisFlights(a.link, opts), fb: redisFlights(b.link, opts) };
+    };
+    it('two instances asked for the same uncached chart render it once', async () => {
+      const { a, fa, fb } = await pair();
       const cache = new Map<string, string>();
       let renders = 0;
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      const fa = redisFlights(a.link, { leaseMs: 30_000, firstPollMs: 5, maxPollMs: 20 });
-      const fb = redisFlights(b.link, { leaseMs: 30_000, firstPollMs: 5, maxPollMs: 20 });
-      let entered!: () => void;
-      const inRender = new Promise<void>((r) => (entered = r));
+      const [gate, release] = deferred();
+      const [inRender, entered] = deferred();
       const first = fa.run('open:k', async () => {
         renders++;
         entered();
@@ -147,14 +156,9 @@ describe('Redis hot image tier and render leases', function () {
     });
 
     it('when the lease holder fails without an image, the waiting instance renders itself', async () => {
-      const a = await link();
-      const b = await link(a.prefix);
-      const fa = redisFlights(a.link, { leaseMs: 30_000, firstPollMs: 5, maxPollMs: 20 });
-      const fb = redisFlights(b.link, { leaseMs: 30_000, firstPollMs: 5, maxPollMs: 20 });
-      let fail!: () => void;
-      const failing = new Promise<void>((r) => (fail = r));
-      let entered!: () => void;
-      const inRender = new Promise<void>((r) => (entered = r));
+      const { fa, fb } = await pair();
+      const [failing, fail] = deferred();
+      const [inRender, entered] = deferred();
       const first = fa.run('k', async () => {
         entered();
         await failing;
@@ -178,12 +182,8 @@ describe('Redis hot image tier and render leases', function () {
     });
 
     it('a holder stuck past its lease does not hold the others forever', async () => {
-      const a = await link();
-      const b = await link(a.prefix);
-      const fa = redisFlights(a.link, { leaseMs: 200, firstPollMs: 5, maxPollMs: 20 });
-      const fb = redisFlights(b.link, { leaseMs: 200, firstPollMs: 5, maxPollMs: 20 });
-      let entered!: () => void;
-      const inRender = new Promise<void>((r) => (entered = r));
+      const { fa, fb } = await pair(200);
+      const [inRender, entered] = deferred();
       void fa.run('stuck', () => {
         entered();
         return new Promise<string>(() => {});
@@ -210,10 +210,8 @@ describe('two servers on one Redis', function () {
   it('render an uncached open chart once: the other waits for it and serves the same image', async () => {
     const [s1, s2] = servers as [TestServer, TestServer];
     const calls = [0, 0];
-    let entered!: () => void;
-    const inRender = new Promise<void>((r) => (entered = r));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const [inRender, entered] = deferred();
+    const [gate, release] = deferred();
     const patch = (s: TestServer, i: number, hold: boolean) => {
       const r = s.deps.renderer as RenderService;
       const orig = r.render.bind(r);
@@ -279,10 +277,8 @@ describe('two servers on one database and one Redis', function () {
     const path = new URL(url).pathname;
     clock.advance(400 * 86_400_000); // past any plan's cache duration
     const calls = [0, 0];
-    let entered!: () => void;
-    const inRender = new Promise<void>((r) => (entered = r));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const [inRender, entered] = deferred();
+    const [gate, release] = deferred();
     for (const [i, s] of [s1, s2].entries()) {
       const r = s.deps.renderer as RenderService;
       const orig = r.render.bind(r);
