@@ -9,6 +9,7 @@ import type { RedisLink } from '../../src/store/redis/client.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import type { RateLimitStore } from '../../src/store/metering.js';
 import { testLink } from '../helpers/redis.js';
+import { openRedis } from '../../src/store/redis/index.js';
 import { rng as prng } from '../../bench/corpus/gen.js';
 
 const int = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
@@ -143,6 +144,19 @@ describe('Redis rate limits, windows and trial claims', function () {
     expect(await t[1]!.claim('ip1', now + 2000, windowMs)).to.deep.equal({ ok: false, retryAt: now + 1000 + windowMs });
     // after the window, a new trial
     expect((await t[1]!.claim('ip1', now + 1000 + windowMs, windowMs)).ok).to.equal(true);
+  });
+
+  it('without REDIS_URL nothing is laid over the store; with it, closing the store closes Redis too', async () => {
+    const settings = { redisCacheMaxBytes: 1 << 20, renderTimeoutMs: 1000 };
+    expect(await openRedis({ ...settings, redisUrl: null }, sqlite)).to.equal(null);
+    const { url, prefix } = await link();
+    const own = createSqliteStore(':memory:');
+    const parts = (await openRedis({ ...settings, redisUrl: url }, own, undefined, { prefix }))!;
+    expect(parts.store.rateLimits).to.not.equal(own.rateLimits);
+    expect(parts.store.charts).to.equal(own.charts);
+    await parts.store.close();
+    expect(parts.link.redis.status).to.equal('end');
+    expect(() => own.db.prepare('SELECT 1').get()).to.throw();
   });
 
   it('the scripts are sent once per connection, then called by their SHA', async () => {

@@ -40,9 +40,18 @@ export class RedisLink {
     this.log?.warn({ err: err instanceof Error ? err.message : String(err) }, `redis unavailable (${what}): degraded`);
   }
 
+  /** Quits politely (pending replies first), or drops the connection when Redis is away; settles when it is closed. */
   async close(): Promise<void> {
-    if (this.redis.status === 'end') return;
+    if (this.redis.status !== 'ready') {
+      // reconnecting or never connected: nothing to wait for (no socket will close)
+      this.redis.disconnect();
+      return;
+    }
+    const ended = new Promise<void>((resolve) => this.redis.once('end', () => resolve()));
     await this.redis.quit().catch(() => this.redis.disconnect());
+    const t = setTimeout(() => this.redis.disconnect(), 2000);
+    await ended;
+    clearTimeout(t);
   }
 }
 
