@@ -43,6 +43,8 @@ export interface Config {
   readonly databaseUrl: string | null;
   /** REDIS_URL: counters, windows, leases, coalescing and the hot image tier across instances. */
   readonly redisUrl: string | null;
+  /** REDIS_CACHE_MAX_MB: byte budget of the hot image tier shared in Redis (with REDIS_URL). */
+  readonly redisCacheMaxBytes: number;
   /** MASTER_KEY: the secret every instance derives signing secrets from; null = dataDir/master.key. */
   readonly masterKey: Buffer | null;
 }
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 2000, 1, 1000000),
     memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
     openCacheMaxBytes: int(env, 'OPEN_CACHE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
+    redisCacheMaxBytes: int(env, 'REDIS_CACHE_MAX_MB', 256, 1, 1_048_576) * 1024 * 1024,
     maxImageBytes: int(env, 'MAX_IMAGE_BYTES', DEFAULT_MAX_IMAGE_BYTES, 1024, 1024 * 1024 * 1024),
     buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
     metricsToken: metricsToken(env),

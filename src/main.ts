@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { masterKeyOf, openStore } from './store/open.js';
+import { openRedis } from './store/redis/index.js';
 import { PagePool } from './render/pool.js';
 import { AccountService } from './services/accounts.js';
 import { systemClock, type Clock } from './clock.js';
@@ -94,7 +95,10 @@ export async function startPool(config: Config, log: Logger): Promise<PagePool> 
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   const log = opts.log ?? createLogger(config.logLevel);
-  const store = await openStore(config);
+  const base = await openStore(config);
+  // REDIS_URL: limits, windows and trial claims move to Redis, plus the shared tiers
+  const redis = await openRedis(config, base, log);
+  const store = redis?.store ?? base;
   let pool: PagePool | undefined;
   try {
     const masterKey = masterKeyOf(config);
@@ -104,7 +108,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const livePool = pool;
     const metrics = new Metrics({ poolStats: () => livePool.stats() });
     const renderer = new RenderService(pool, metrics, { maxImageBytes: config.maxImageBytes });
-    const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics);
+    const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics, redis?.hotTier);
     const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));
     // this process's id: its usage reservations and outbox claims are its own
@@ -120,10 +124,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       rendersPerHour: config.openRendersPerHour,
       publicBaseUrl: config.publicBaseUrl,
       cacheMaxBytes: config.openCacheMaxBytes,
+      flights: redis?.flights,
     });
     const shortCharts = new ShortChartService({
       charts, renderer, store, cache: imageCache, clock, publicBaseUrl: config.publicBaseUrl,
-      metrics: new ChartMetricsRecorder(store.chartMetrics, log), log,
+      metrics: new ChartMetricsRecorder(store.chartMetrics, log), log, flights: redis?.flights,
       // re-renders of stored charts may hold at most half the pool: paid renders keep the rest
       rerender: { concurrency: Math.max(1, Math.floor(config.poolSize / 2)), renderTimeoutMs: config.renderTimeoutMs },
     });

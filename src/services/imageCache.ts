@@ -1,11 +1,13 @@
-// Two cache tiers for rendered images: lru-cache in memory, bounded in bytes, in front of
-// the store's persistent tier (SQLite in DATA_DIR). Keys are request digests or chart ids.
+// Cache tiers for rendered images: lru-cache in memory, bounded in bytes, then (with Redis) a
+// tier shared by every instance, in front of the store's persistent tier. Keys: digests or chart ids.
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import type { ImageStore, StoredImage } from '../store/types.js';
+import type { HotImageTier } from '../store/redis/hotTier.js';
 import { systemClock, type Clock } from '../clock.js';
 
-export type CacheTier = 'memory' | 'persistent';
+/** shared: the hot tier every instance reads (Redis). */
+export type CacheTier = 'memory' | 'shared' | 'persistent';
 
 export interface CacheHit {
   image: StoredImage;
@@ -33,6 +35,7 @@ export class ImageCache {
     maxMemoryBytes: number,
     private readonly clock: Clock = systemClock,
     private readonly observer?: CacheObserver,
+    private readonly shared?: HotImageTier,
   ) {
     this.memory =
       maxMemoryBytes > 0
@@ -54,14 +57,30 @@ export class ImageCache {
       return { image: mem, tier: 'memory' };
     }
     if (mem) this.memory?.delete(key);
+    const hot = await this.shared?.get(key, now);
+    if (hot && (hot.expiresAt === null || hot.expiresAt > now)) {
+      this.memory?.set(key, hot);
+      this.observer?.cacheHit('shared');
+      return { image: hot, tier: 'shared' };
+    }
     const disk = await this.persistent.get(key);
     if (disk && (disk.expiresAt === null || disk.expiresAt > now)) {
       this.memory?.set(key, disk);
+      void this.shared?.put(key, disk, now);
       this.observer?.cacheHit('persistent');
       return { image: disk, tier: 'persistent' };
     }
     this.observer?.cacheHit('miss');
     return null;
+  }
+
+  /** A fresh image from the shared or persistent tier, not counted: polled while another instance renders it. */
+  async probe(key: string): Promise<StoredImage | null> {
+    const now = this.clock.now();
+    const fresh = (img: StoredImage | null | undefined) => (img && (img.expiresAt === null || img.expiresAt > now) ? img : null);
+    const image = fresh(await this.shared?.get(key, now)) ?? fresh(await this.persistent.get(key));
+    if (image) this.memory?.set(key, image);
+    return image;
   }
 
   /**
@@ -89,12 +108,20 @@ export class ImageCache {
       this.observer?.cacheHit('memory');
       return { image: mem, tier: 'memory', fresh: mem.expiresAt === null || mem.expiresAt > now };
     }
+    // the shared tier holds fresh images only (they expire there): a stale one is the store's
+    const hot = await this.shared?.get(key, now);
+    if (hot && (hot.expiresAt === null || hot.expiresAt > now)) {
+      this.memory?.set(key, hot);
+      this.observer?.cacheHit('shared');
+      return { image: hot, tier: 'shared', fresh: true };
+    }
     const disk = await this.persistent.get(key);
     if (!disk) {
       this.observer?.cacheHit('miss');
       return null;
     }
     this.memory?.set(key, disk);
+    void this.shared?.put(key, disk, now);
     this.observer?.cacheHit('persistent');
     return { image: disk, tier: 'persistent', fresh: disk.expiresAt === null || disk.expiresAt > now };
   }
@@ -102,7 +129,9 @@ export class ImageCache {
   async put(key: string, body: Buffer, contentType: string, ttlMs: number | null): Promise<StoredImage> {
     const image = this.prepare(body, contentType, ttlMs);
     await this.persistent.put(key, image);
-    this.remember(key, image);
+    this.memory?.set(key, image);
+    // awaited: another instance waiting for this render polls the cache (cross-instance flights)
+    await this.shared?.put(key, image, image.createdAt);
     return image;
   }
 
@@ -123,14 +152,17 @@ export class ImageCache {
     return { body, contentType, etag: etagOf(body), createdAt: now, expiresAt: ttlMs === null ? null : now + ttlMs };
   }
 
-  /** Puts an image already stored in the persistent tier into the memory tier. */
+  /** Puts an image already stored in the persistent tier into the memory (and shared) tier. */
   remember(key: string, image: StoredImage): void {
     this.memory?.set(key, image);
+    // not awaited: the shared tier is best effort and never fails (a failure is a later miss)
+    void this.shared?.put(key, image, this.clock.now());
   }
 
-  /** Drops one key from the memory tier (the persistent row is removed by its owner). */
+  /** Drops one key from the memory and shared tiers (the persistent row is removed by its owner). */
   forget(key: string): void {
     this.memory?.delete(key);
+    void this.shared?.delete(key);
   }
 
   /** Forgets the in-memory tier (tests: prove the persistent tier answers). */

@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import type { ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
 import { Flights } from './flights.js';
+import type { SharedFlights } from '../store/redis/flights.js';
 
 export type OpenCacheTier = 'edge' | 'r2' | 'miss';
 
@@ -30,6 +31,8 @@ export interface OpenServiceOptions {
   cacheTtlMs?: number;
   /** Byte budget of the open images in the persistent cache (OPEN_CACHE_MAX_MB); oldest evicted first. */
   cacheMaxBytes?: number;
+  /** Renders shared with other instances (Redis): one instance renders an uncached chart, the others wait for it. */
+  flights?: SharedFlights;
 }
 
 export const OPEN_WINDOW_MS = 3_600_000;
@@ -96,7 +99,7 @@ export class OpenChartService {
     if (target !== undefined) this.admitted.set(target, { key, editUrl });
     if (hit) {
       const { body, contentType, etag } = hit.image;
-      return { body, contentType, etag, tier: hit.tier === 'memory' ? 'edge' : 'r2', editUrl };
+      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', editUrl };
     }
     const client = clientKey(clientIp);
     // only a request that starts a render spends its address's window
@@ -150,9 +153,13 @@ export class OpenChartService {
   }
 
   private async start(key: string, req: RenderRequest, owner: string, digest: string, signal: AbortSignal): Promise<StoredImage> {
-    try {
+    const render = async () => {
       const img = await this.renderer.render(req, owner, digest, signal);
-      return await this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
+      return this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
+    };
+    try {
+      const shared = this.opts.flights;
+      return await (shared ? shared.run(key, render, () => this.cache.probe(key), signal) : render());
     } catch (err) {
       throw openRenderError(err);
     }

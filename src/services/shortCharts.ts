@@ -13,6 +13,7 @@ import type { Clock } from '../clock.js';
 import type { ChartFields, ChartService, GenerateOptions } from './charts.js';
 import type { CacheTier, ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
+import type { SharedFlights } from '../store/redis/flights.js';
 import { toChartMetrics, type ChartMetrics, type ChartMetricsRecorder } from './chartMetrics.js';
 
 const DAY_MS = 86_400_000;
@@ -85,6 +86,8 @@ export interface ShortChartDeps {
   publicBaseUrl: string;
   rerender?: RerenderOptions;
   log?: Logger;
+  /** Re-renders shared with other instances (Redis): an expired chart is re-rendered by one of them. */
+  flights?: SharedFlights;
 }
 
 /** A re-render admitted by every limit, about to run. */
@@ -328,10 +331,14 @@ export class ShortChartService {
   private async run(id: string, job: Job, background: boolean): Promise<ServedChart> {
     const started = performance.now();
     try {
-      // the chart's owner account pays for its re-render in the fair queue, not its viewers
-      const img = await this.d.renderer.render(job.request, renderOwner.account(job.rec.accountId));
-      this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
-      const image = await this.d.cache.put(chartCacheKey(id), img.body, img.contentType, cacheTtlMs(PLANS[job.account.plan]));
+      const key = chartCacheKey(id);
+      const render = async () => {
+        // the chart's owner account pays for its re-render in the fair queue, not its viewers
+        const img = await this.d.renderer.render(job.request, renderOwner.account(job.rec.accountId));
+        this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
+        return this.d.cache.put(key, img.body, img.contentType, cacheTtlMs(PLANS[job.account.plan]));
+      };
+      const image = await (this.d.flights ? this.d.flights.run(key, render, () => this.d.cache.probe(key)) : render());
       if (job.hadFailure) await this.d.store.charts.clearRerenderFailure(id);
       this.refusals.delete(id);
       return { image, tier: 'render' };

@@ -1,6 +1,7 @@
 // POST /signup/anon: a trial account and its trial_ key, one per client address (an IPv6 /64)
 // per 30 days; the address is stored only as an HMAC keyed with the master key.
-import { rateLimitExceeded } from '../errors.js';
+import { rateLimitExceeded, serviceUnavailable } from '../errors.js';
+import { StorageError } from '../store/errors.js';
 import type { Store } from '../store/types.js';
 import type { AccountService } from './accounts.js';
 import type { Clock } from '../clock.js';
@@ -20,7 +21,13 @@ export class TrialService {
 
   async signup(ip: string): Promise<{ api_key: string }> {
     const now = this.clock.now();
-    const claim = await this.store.trials.claim(addressHash(this.masterKey, 'trial-ip', clientKey(ip)), now, TRIAL_DAYS * DAY_MS);
+    const claim = await this.store.trials
+      .claim(addressHash(this.masterKey, 'trial-ip', clientKey(ip)), now, TRIAL_DAYS * DAY_MS)
+      .catch((err: unknown) => {
+        // the shared claims are away (Redis down): try again soon rather than guess
+        if (err instanceof StorageError && err.failure === 'unavailable') throw serviceUnavailable(5, 'trial sign-up is briefly unavailable, try again');
+        throw err;
+      });
     if (!claim.ok) {
       throw rateLimitExceeded((claim.retryAt - now) / 1000, `one trial key per IP address per ${TRIAL_DAYS} days`);
     }

@@ -53,6 +53,7 @@ export function accountRoutes(deps: AccountRouteDeps): RouteDescriptor[] {
       errors: {
         '429': { description: 'One trial per IP per 30 days.', codes: ['rate_limit_exceeded', 'rate_limited'], headers: retryAfter },
         '500': { description: 'Server error.', codes: ['internal_error'] },
+        '503': { description: 'Trial claims are briefly unreachable (shared state of several instances); retry after Retry-After.', codes: ['service_unavailable'], headers: retryAfter },
       },
       handler: async (ctx) => {
         ctx.set('Cache-Control', 'no-store');

@@ -17,7 +17,7 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 // The last good image, past its expiry, served while the chart is re-rendered (or held back):
 // shared caches may keep it a minute, then ask again for the fresh one.
 const STALE = 'public, max-age=60';
-const TIER_HEADER: Record<ServedChart['tier'], string> = { memory: 'edge', persistent: 'r2', render: 'miss', stale: 'stale' };
+const TIER_HEADER: Record<ServedChart['tier'], string> = { memory: 'edge', shared: 'edge', persistent: 'r2', render: 'miss', stale: 'stale' };
 
 function sendServed(ctx: Context, served: ServedChart): void {
   const { image } = served;
