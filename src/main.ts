@@ -119,6 +119,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await usage.start().catch((err: unknown) => log.error({ err }, 'clearing stale usage reservations failed; starting anyway'));
     const trials = new TrialService(store, accounts, clock, masterKey);
     const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, allowPrivate: config.webhookAllowPrivate, instanceId, ...opts.outbox });
+    await outbox.recover().catch((err: unknown) => log.error({ err }, 'releasing stale outbox claims failed; they are retried after their lease'));
     const charts = new ChartService(renderer, usage);
     const open = new OpenChartService(renderer, imageCache, keyedWindows(store.openWindows, masterKey), clock, {
       rendersPerHour: config.openRendersPerHour,

@@ -44,7 +44,7 @@ export class OutboxWorker {
   private readonly o: Required<Omit<OutboxOptions, 'smtpUrl'>> & { smtpUrl: string | null };
 
   constructor(
-    private readonly store: Pick<Store, 'outbox' | 'keys'>,
+    private readonly store: Pick<Store, 'outbox' | 'keys' | 'exclusive'>,
     private readonly clock: Clock,
     private readonly log: Logger,
     opts: OutboxOptions,
@@ -67,6 +67,14 @@ export class OutboxWorker {
   /** Backoff after the n-th failed attempt (n >= 1). */
   static backoffMs(n: number, baseMs: number, maxMs: number): number {
     return Math.min(maxMs, baseMs * 2 ** (n - 1));
+  }
+
+  /**
+   * Before the first tick: claims an earlier process left are due again at once when this
+   * process uses the store alone (a restart on SQLite); on a shared store they wait out their lease.
+   */
+  async recover(): Promise<void> {
+    if (this.store.exclusive) await this.store.outbox.releaseClaims(null);
   }
 
   start(): void {

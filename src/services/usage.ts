@@ -55,7 +55,7 @@ export class UsageService implements UsageRecorder {
   private readonly leaseMs: number;
 
   constructor(
-    private readonly store: Pick<Store, 'usage' | 'rateLimits' | 'billing'>,
+    private readonly store: Pick<Store, 'usage' | 'rateLimits' | 'billing' | 'exclusive'>,
     private readonly periods: PeriodReader,
     private readonly clock: Clock,
     opts: UsageOptions = {},
@@ -66,7 +66,8 @@ export class UsageService implements UsageRecorder {
 
   /** At start nothing of this instance is in flight: its reservations (and expired ones) are dropped; other instances' stay. */
   async start(): Promise<void> {
-    await this.store.usage.clearReservations(this.instanceId, this.clock.now());
+    // a store this process uses alone: whatever an earlier process reserved is not in flight
+    await this.store.usage.clearReservations(this.store.exclusive ? null : this.instanceId, this.clock.now());
   }
 
   // ---- admission (UsageRecorder) ------------------------------------------------------

@@ -81,8 +81,8 @@ export interface UsageStore {
   totals(accountId: string, fromDay: number, toDay: number): Promise<UsageTotals>;
   /** Marks a threshold of a period as reached and enqueues its notifications, both once. True the first time. */
   markThreshold(accountId: string, periodStart: number, threshold: number, at: number, notify: OutboxItem[]): Promise<boolean>;
-  /** At an instance's start nothing of its own is in flight: drops its reservations, and every expired one. */
-  clearReservations(owner: string, now: number): Promise<void>;
+  /** At an instance's start nothing of its own is in flight: drops its reservations, and every expired one (owner null: every reservation, for a store one process uses alone). */
+  clearReservations(owner: string | null, now: number): Promise<void>;
 }
 
 export interface RateLimitStore {
@@ -189,6 +189,8 @@ export interface OutboxStore {
   /** A failed attempt: attempts + 1, retried at nextAttemptAt, or given up (status failed) when null; the claim ends. */
   failed(id: number, nextAttemptAt: number | null, error: string): Promise<void>;
   list(accountId?: string): Promise<OutboxRecord[]>;
+  /** Ends the claims of `owner` (null: every owner's), so their items are due again at once; returns how many. */
+  releaseClaims(owner: string | null): Promise<number>;
 }
 
 /** Named locks shared by every instance of a store: background jobs that must run on one instance at a time. */

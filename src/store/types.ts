@@ -176,6 +176,12 @@ export interface OpenRenderWindows {
 }
 
 export interface Store extends MeteringStores {
+  /**
+   * True when one serving process uses the store alone (SQLite in DATA_DIR): what an earlier
+   * process left leased (usage reservations, outbox claims) can be dropped at start. False for a
+   * store shared by several instances: each drops only its own, others' expire by lease.
+   */
+  readonly exclusive: boolean;
   readonly images: ImageStore;
   readonly accounts: AccountStore;
   readonly keys: KeyStore;

@@ -63,6 +63,26 @@ eachStore('outbox claims', (store, backend) => {
     expect((await o.claim('live', T0 + 20_000, 20_000, 10, ['webhook'])).map((r) => r.id)).to.deep.equal([id]);
   });
 
+  it("releasing claims: one owner's, or every owner's (a restart on a store one process uses alone)", async () => {
+    const o = store().outbox;
+    const a = await o.enqueue(item(1), T0);
+    const b = await o.enqueue(item(2), T0);
+    await o.claim('x', T0, 60_000, 1, ['webhook']);
+    await o.claim('y', T0, 60_000, 1, ['webhook']);
+    expect(await o.releaseClaims('x')).to.equal(1);
+    expect((await o.claim('z', T0 + 1, 60_000, 10, ['webhook'])).map((r) => r.id)).to.deep.equal([a]);
+    expect(await o.releaseClaims(null)).to.equal(2);
+    expect((await o.claim('w', T0 + 2, 60_000, 10, ['webhook'])).map((r) => r.id)).to.deep.equal([a, b]);
+    // delivered items are not brought back
+    await o.delivered(a, T0 + 3);
+    await o.releaseClaims(null);
+    expect((await o.claim('v', T0 + 4, 60_000, 10, ['webhook'])).map((r) => r.id)).to.deep.equal([b]);
+  });
+
+  it('the store says whether one process uses it alone: SQLite yes, PostgreSQL no', () => {
+    expect(store().exclusive).to.equal(backend.name === 'SQLite');
+  });
+
   it('parallel claims never hand out the same item twice', async () => {
     const second = backend.name === 'PostgreSQL' ? await anotherInstance(store(), backend) : null;
     try {

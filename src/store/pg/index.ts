@@ -33,6 +33,7 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
   let closed = false;
   return {
     db,
+    exclusive: false,
     accounts: pgAccounts(db, auth.wrote),
     keys: pgKeys(db, auth.wrote),
     sessions: pgSessions(db),

@@ -59,5 +59,11 @@ export function pgOutbox(db: PgDb): OutboxStore {
         : await db.rows<OutboxRow>(`SELECT ${COLUMNS} FROM outbox ORDER BY id`);
       return rows.map(toOutbox);
     },
+    async releaseClaims(owner) {
+      return db.exec(
+        "UPDATE outbox SET claimed_by = NULL, claim_until = NULL WHERE status = 'pending' AND claimed_by IS NOT NULL AND ($1::text IS NULL OR claimed_by = $1)",
+        [owner],
+      );
+    },
   };
 }

@@ -83,7 +83,8 @@ export function pgUsage(db: PgDb): UsageStore {
       });
     },
     async clearReservations(owner, now) {
-      await db.exec('DELETE FROM usage_reservations WHERE owner = $1 OR lease_until <= $2', [owner, now]);
+      if (owner === null) await db.exec('DELETE FROM usage_reservations');
+      else await db.exec('DELETE FROM usage_reservations WHERE owner = $1 OR lease_until <= $2', [owner, now]);
     },
   };
 }

@@ -34,6 +34,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
   });
   let closed = false;
   return {
+    exclusive: true,
     db,
     images: guarded(sqliteImages(db)),
     accounts: guarded(sqliteAccounts(db, wrote)),

@@ -31,6 +31,7 @@ export function sqliteOutbox(db: DB): OutboxStore {
   const claimTx = db.transaction((owner: string, now: number, leaseMs: number, limit: number, kinds: string) =>
     claim.all(owner, now + leaseMs, now, now, kinds, limit).sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id),
   );
+  const release = db.prepare("UPDATE outbox SET claimed_by = NULL, claim_until = NULL WHERE status = 'pending' AND claimed_by IS NOT NULL AND (? IS NULL OR claimed_by = ?)");
   const all = db.prepare<[], OutboxRow>('SELECT * FROM outbox ORDER BY id');
   const byAccount = db.prepare<[string], OutboxRow>('SELECT * FROM outbox WHERE account_id = ? ORDER BY id');
   return {
@@ -49,6 +50,9 @@ export function sqliteOutbox(db: DB): OutboxStore {
     },
     async list(accountId) {
       return (accountId ? byAccount.all(accountId) : all.all()).map(toOutbox);
+    },
+    async releaseClaims(owner) {
+      return release.run(owner, owner).changes;
     },
   };
 }

@@ -62,6 +62,7 @@ export function sqliteUsage(db: DB): UsageStore {
   );
   const markThreshold = db.prepare('INSERT OR IGNORE INTO usage_thresholds (account_id, period_start, threshold, at) VALUES (?, ?, ?, ?)');
   const clear = db.prepare('DELETE FROM usage_reservations WHERE owner = ? OR lease_until <= ?');
+  const clearAll = db.prepare('DELETE FROM usage_reservations');
   const enqueue = enqueueStmt(db);
   const count = (accountId: string, periodStart: number) => ({
     used: used.get(accountId, periodStart)?.used ?? 0,
@@ -109,7 +110,8 @@ export function sqliteUsage(db: DB): UsageStore {
       return thresholdTx.immediate(accountId, periodStart, threshold, at, notify);
     },
     async clearReservations(owner, now) {
-      clear.run(owner, now);
+      if (owner === null) clearAll.run();
+      else clear.run(owner, now);
     },
   };
 }
