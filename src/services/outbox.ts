@@ -36,6 +36,8 @@ export interface OutboxOptions {
 // account's signing secret: the secret of its oldest active live/trial key (the one printed by
 // `accounts create`), falling back to its oldest key of any kind.
 export class OutboxWorker {
+  /** recover() was asked for and has not succeeded yet (e.g. the disk was full): each tick tries again. */
+  private recovering = false;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
   private stopped = false;
@@ -74,7 +76,10 @@ export class OutboxWorker {
    * process uses the store alone (a restart on SQLite); on a shared store they wait out their lease.
    */
   async recover(): Promise<void> {
-    if (this.store.exclusive) await this.store.outbox.releaseClaims(null);
+    if (!this.store.exclusive) return;
+    this.recovering = true;
+    await this.store.outbox.releaseClaims(null);
+    this.recovering = false;
   }
 
   start(): void {
@@ -103,6 +108,8 @@ export class OutboxWorker {
   }
 
   private async deliverDue(): Promise<number> {
+    // a recovery that failed at start (a full disk) is tried again before each tick until it works
+    if (this.recovering) await this.recover();
     const kinds: OutboxItem['kind'][] = this.o.smtpUrl ? ['webhook', 'email'] : ['webhook'];
     const now = this.clock.now();
     // sent, but recording it failed: record it again without a claim (sending again would repeat it)
