@@ -5,7 +5,7 @@ import { inflateRawSync } from 'node:zlib';
 import { createLogger } from '../../src/log.js';
 import { PagePool, type PageRequest } from '../../src/render/pool.js';
 import { DEFLATE_FROM, toWire } from '../../src/render/page.js';
-import { testConfig } from '../helpers/server.js';
+import { loadConfig } from '../../src/config.js';
 
 function line(points: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const data = Array.from({ length: points }, (_, x) => ({ x, y: Math.round(500 + 400 * Math.sin(x / 150) + ((x * 7919) % 97)) }));
@@ -27,7 +27,8 @@ const request = (config: Record<string, unknown>, allowFunctions = false): PageR
 });
 
 function startPool(deflateFrom?: number): Promise<PagePool> {
-  const c = testConfig();
+  // the pool alone: no data directory
+  const c = loadConfig({ LOG_LEVEL: 'silent' });
   const pool = new PagePool(
     {
       chromiumPath: c.chromiumPath,
