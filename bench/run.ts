@@ -1,6 +1,7 @@
 // npm run bench: the real server measured over HTTP, beside its peer (bench/peer/) and a bare
 // node:http server; writes bench/results.json and the README table. BENCH_QUICK=1: a short run;
-// BENCH_PEER_ONLY=1: only the comparisons (bench/compare.ts).
+// BENCH_PEER_ONLY=1: only the comparisons (bench/compare.ts). With DATABASE_URL and REDIS_URL
+// set, a second server on them is measured beside the SQLite one (bench/shared.ts).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import http from 'node:http';
 import { load, request, treeRssMb, type LoadResult } from './lib.js';
 import { compare, markdown } from './compare.js';
+import { sharedStoreRows } from './shared.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startPool } from '../src/main.js';
@@ -19,19 +21,34 @@ const scale = (n: number) => (QUICK ? Math.max(20, Math.round(n / 10)) : n);
 const PORT = Number(process.env.BENCH_PORT ?? 18080);
 const BASE = `http://127.0.0.1:${PORT}`;
 const CORES = cpus().length;
+// The shared store's settings serve only the second server: everything else runs on SQLite.
+const SHARED = process.env.DATABASE_URL && process.env.REDIS_URL
+  ? { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL, MASTER_KEY: process.env.MASTER_KEY || 'ab'.repeat(32) }
+  : null;
+delete process.env.DATABASE_URL;
+delete process.env.REDIS_URL;
+delete process.env.MASTER_KEY;
 
-function cli(dataDir: string, args: string[]): string {
-  return execFileSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+function cli(dataDir: string, args: string[], env: Record<string, string> = {}): string {
+  return execFileSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
 }
 
-async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+/** An enterprise key with limits lifted, so the load is measured, not throttled. */
+function benchAccount(dataDir: string, env: Record<string, string> = {}): { api_key: string; account_id: string } {
+  const acct = JSON.parse(cli(dataDir, ['accounts', 'create', '--plan', 'enterprise', '--json'], env)) as { api_key: string; account_id: string };
+  cli(dataDir, ['billing', 'set-limits', '--account', acct.account_id, '--per-minute', '10000000', '--per-hour', '1000000000', '--burst', '10000000'], env);
+  return acct;
+}
+
+async function startServer(dataDir: string, env: Record<string, string> = {}, port = PORT): Promise<ChildProcess> {
+  const BASE = `http://127.0.0.1:${port}`;
   // A server left over from an aborted run would answer in place of this one (with other keys).
   const probe = new http.Agent();
   const taken = await request(probe, BASE, 'GET', '/v1/status').then(() => true, () => false);
   probe.destroy();
   if (taken) throw new Error(`something already listens on ${BASE}: stop it or set BENCH_PORT`);
   const child = spawn('node', ['dist/cli.js', 'serve'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(CORES), PUBLIC_BASE_URL: BASE, ...env },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(CORES), PUBLIC_BASE_URL: BASE, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const deadline = Date.now() + 60000;
@@ -107,9 +124,7 @@ async function main() {
   };
   let table = '';
   try {
-    const acct = JSON.parse(cli(dataDir, ['accounts', 'create', '--plan', 'enterprise', '--json'])) as { api_key: string; account_id: string };
-    // Enterprise rate limits are custom: lift them so the load is measured, not throttled.
-    cli(dataDir, ['billing', 'set-limits', '--account', acct.account_id, '--per-minute', '10000000', '--per-hour', '1000000000', '--burst', '10000000']);
+    const acct = benchAccount(dataDir);
     const headers = { 'x-api-key': acct.api_key };
     let server = await startServer(dataDir);
     const post = (chart: unknown, width: number, height: number, format = 'png') => ({
@@ -128,6 +143,25 @@ async function main() {
       await stopServer(server);
       throw err;
     });
+    if (SHARED) {
+      // the same service on PostgreSQL + Redis, memory tier off (its cache hits come from Redis)
+      const sharedDir = mkdtempSync(join(tmpdir(), 'chartshot-bench-shared-'));
+      const sharedEnv = { ...SHARED, MEMORY_CACHE_MB: '0' };
+      const other = benchAccount(sharedDir, sharedEnv);
+      const second = await startServer(sharedDir, sharedEnv, PORT + 2);
+      try {
+        const s = await sharedStoreRows({
+          sqlite: { base: BASE, pid: server.pid!, headers },
+          shared: { base: `http://127.0.0.1:${PORT + 2}`, pid: second.pid!, headers: { 'x-api-key': other.api_key } },
+          quick: QUICK,
+        });
+        cmp.rows.push(...s.rows);
+        results.sharedStore = s.raw;
+      } finally {
+        await stopServer(second);
+        rmSync(sharedDir, { recursive: true, force: true });
+      }
+    }
     results.peer = { versions: cmp.peerVersions, note: 'peer = chartjs-node-canvas in one Node process; "4 in flight" = 4 async loops calling renderToBuffer', rows: cmp.rows, raw: cmp.raw };
     table = markdown(cmp.rows);
     if (PEER_ONLY) {
