@@ -95,6 +95,17 @@ describe('large configs', function () {
       expect(c.data).to.not.equal(a.data);
     });
 
+    it('caller code that replaces what the page inflates with cannot change the next large render', async () => {
+      const tamper =
+        'function () { Uint8Array.fromBase64 = function () { return new Uint8Array([1, 2, 3]); }; window.DecompressionStream = function () { throw new Error("x"); };' +
+        ' Response.prototype.text = function () { return Promise.resolve("{\\"type\\":\\"pie\\"}"); }; return "t"; }';
+      const attack = await deflating.render(request(line(20000, { plugins: { title: { display: true, text: tamper } } }), true));
+      expect(attack.ranFunctions).to.equal(true);
+      const after = await deflating.render(request(line(20000)));
+      const reference = await plain.render(request(line(20000)));
+      expect(after.data).to.equal(reference.data);
+    });
+
     it('"__proto__" keys in a deflated config change nothing in the image and pollute nothing', async () => {
       const evil = '"__proto__":{"polluted":1,"borderColor":"red"}';
       const text = JSON.stringify(line(20000)).replace('{"type":"line",', `{${evil},"type":"line",`).replace('"options":{', `"options":{${evil},`);

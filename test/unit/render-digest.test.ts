@@ -90,6 +90,15 @@ describe('render digest and config JSON', () => {
     expect(wide.toString('utf8', ...scanned.get('chart')!)).to.equal('{"t": "信号 ✓"}');
   });
 
+  it('a body with bytes that are not UTF-8 hands on the same text JSON.parse saw', async () => {
+    const raw = Buffer.concat([Buffer.from('{"chart": {"type":"bar","data":{"labels":["'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"]}}, "width": 10}')]);
+    const req = Object.assign(Readable.from([raw]), { headers: {} });
+    const ctx = { method: 'POST', req, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
+    await jsonBody(1 << 20)(ctx, async () => {});
+    const body = (ctx as { request: { body: { chart: object } } }).request.body;
+    expect(JSON.parse(configJsonOf(body.chart as never))).to.deep.equal(body.chart);
+  });
+
   it('a body config keeps its text, so the page and the digest use the bytes received', async () => {
     const text = '{"width": 10, "chart": {"type":"bar",  "data": {"datasets": []}}}';
     const req = Object.assign(Readable.from([Buffer.from(text)]), { headers: {} });
