@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { findGateViolation } from '../../src/chart/gate.js';
+import { MAX_LITERAL, tokenize } from '../../src/chart/jsTokens.js';
 
 interface Fixture {
   name: string;
@@ -294,5 +295,27 @@ describe('security gate (open endpoint)', () => {
         expect(performance.now() - start, JSON.stringify(s.slice(0, 12))).to.be.below(1000);
       }
     });
+  });
+});
+
+describe('tokenizer cost', () => {
+  it('a quote or slash that never closes is looked for within MAX_LITERAL characters: cost linear in the text', () => {
+    for (const unit of ['(/[', '"\\', "'\\", '/', '"']) {
+      for (const reps of [1000, 8000]) {
+        const text = unit.repeat(reps);
+        const stats = { literalChars: 0 };
+        tokenize(text, 1_000_000, stats);
+        // quadratic scanning examined about text.length^2 / 2 characters here (millions)
+        expect(stats.literalChars, `${JSON.stringify(unit)} x ${reps}`).to.be.at.most((MAX_LITERAL + 1) * text.length);
+      }
+    }
+  });
+
+  it('a string or regular expression within the bound is still one token', () => {
+    const long = 'x'.repeat(MAX_LITERAL - 1);
+    expect(tokenize(`'${long}'`).map((t) => t.kind)).to.deep.equal(['str']);
+    expect(tokenize(`(/${long}/g)`).map((t) => t.kind)).to.deep.equal(['p', 're', 'p']);
+    // past it the quote is a punctuator and the text after it stays visible
+    expect(tokenize(`'${'x'.repeat(MAX_LITERAL + 10)} eval(1)'`).some((t) => t.kind === 'id' && t.v === 'eval')).to.equal(true);
   });
 });
