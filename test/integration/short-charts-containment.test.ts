@@ -95,6 +95,12 @@ describe('short charts cannot be turned into bombs', function () {
       expect((await bytes(res)).equals(good)).to.equal(true);
       if (i === 2) await s.deps.shortCharts.idle(); // the attempt has failed by now
     }
+    // the download URL serves the same image with the same short lifetime, never for a year
+    const download = await fetch(`${s.url}/v1/chart/${id}/download`);
+    expect(download.status).to.equal(200);
+    expect(download.headers.get('cache-control')).to.equal('public, max-age=60');
+    expect(download.headers.get('content-disposition')).to.match(/^attachment; filename="chart-/);
+    expect((await bytes(download)).equals(good)).to.equal(true);
     expect(probe.count, 'render attempts').to.equal(1);
     const failure = await s.deps.store.charts.rerenderFailure(id);
     expect(failure).to.deep.include({ failures: 1, retryAt: clock.now() + MIN, status: 500, code: 'render_failed' });

@@ -4,8 +4,8 @@
 // the pages: like GET /v1/chart/{id}, they serve a chart someone chose to share.
 import type { AutomationService, ChartPreview } from '../../services/automation.js';
 import { automationEndpoints } from '../schemas/automation.js';
-import { chartIdParam } from '../schemas/shortCharts.js';
-import { setImageHeaders } from '../imageHeaders.js';
+import { chartIdParam, shortChartHeaders } from '../schemas/shortCharts.js';
+import { sendServed } from './shortCharts.js';
 import { route, type RouteDescriptor } from '../route.js';
 import { headerRef, htmlPage, imageContent, json, rateLimitHeaders, renderErrors, schemaRef } from '../routeDocs.js';
 import { clientSignal } from '../clientGone.js';
@@ -82,18 +82,16 @@ export function automationRoutes(deps: AutomationRouteDeps): RouteDescriptor[] {
           headers: { 'Content-Disposition': headerRef('Content-Disposition'), 'Cache-Control': headerRef('Cache-Control') },
           content: imageContent(true),
         },
+        '304': { description: 'Not modified (If-None-Match matched the ETag).', headers: shortChartHeaders },
       },
       errors: { ...notFound, '500': { description: 'A re-render after cache expiry failed.', codes: ['internal_error', 'render_failed'] } },
       handler: async (ctx) => {
-        const { image } = await deps.automation.download(ctx.params.id!);
-        const ext = image.contentType.startsWith('image/svg') ? 'svg' : image.contentType === 'application/pdf' ? 'pdf' : 'png';
-        ctx.status = 200;
-        ctx.type = image.contentType;
+        const served = await deps.automation.download(ctx.params.id!);
+        const type = served.image.contentType;
+        const ext = type.startsWith('image/svg') ? 'svg' : type === 'application/pdf' ? 'pdf' : 'png';
         ctx.set('Content-Disposition', `attachment; filename="chart-${ctx.params.id}.${ext}"`);
-        ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-        ctx.set('ETag', image.etag);
-        setImageHeaders(ctx, image.contentType);
-        ctx.body = image.body;
+        // the same caching as GET /v1/chart/{id}: a stale image is not kept for a year
+        sendServed(ctx, served);
       },
     }),
     route({

@@ -19,7 +19,8 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 const STALE = 'public, max-age=60';
 const TIER_HEADER: Record<ServedChart['tier'], string> = { memory: 'edge', shared: 'edge', persistent: 'r2', render: 'miss', stale: 'stale' };
 
-function sendServed(ctx: Context, served: ServedChart): void {
+/** A served short chart's image: its ETag (304 on a match), its Cache-Control by tier, X-Cache-Tier. */
+export function sendServed(ctx: Context, served: ServedChart): void {
   const { image } = served;
   ctx.set('ETag', image.etag);
   ctx.set('Cache-Control', served.tier === 'stale' ? STALE : IMMUTABLE);
