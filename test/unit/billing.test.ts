@@ -178,6 +178,16 @@ eachStore('billing lifecycle on a fake clock', (emptyStore) => {
     expect(await status(id)).to.equal('active');
   });
 
+  it('closing a period by hand after a cancel-at-period-end period ended (scheduler not run yet) invoices that period only', async () => {
+    const id = await make('growth');
+    clock.set(T0 + 5 * DAY);
+    await billing.cancel(id);
+    clock.set(Date.UTC(2025, 4, 10)); // the period ended on 1 May; the scheduler has not run
+    expect(await billing.closePeriodNow(id)).to.equal(null);
+    expect(await status(id)).to.equal('cancelled');
+    expect((await store.billing.invoices(id)).map((i) => i.totalPence)).to.deep.equal([15000]);
+  });
+
   it('cancellation: active to the period end, then read-only and restorable for 30 days, then terminated', async () => {
     const id = await make('growth');
     clock.set(T0 + 5 * DAY);

@@ -69,8 +69,11 @@ export async function closePeriodNow(b: BillingContext, accountId: string): Prom
   if (account.plan === 'trial') throw invalidInput('trial accounts have no billing periods');
   if (account.status !== 'active') throw invalidInput(`account is ${account.status}: no open period`);
   await closeDuePeriods(b, accountId);
-  const rec = await billingRecord(b, await billedAccount(b, accountId));
-  return closeOne(b, account, rec, b.clock.now());
+  // closing the due periods may have ended the account (cancelled at period end): read it again
+  const now = await billedAccount(b, accountId);
+  if (now.status !== 'active') return null;
+  const rec = await billingRecord(b, now);
+  return closeOne(b, now, rec, b.clock.now());
 }
 
 /** The lines the period of `rec` would be invoiced with now: plan fee, prorations, overage. */
