@@ -330,13 +330,21 @@ export class ShortChartService {
 
   private async run(id: string, job: Job, background: boolean): Promise<ServedChart> {
     const started = performance.now();
+    // time this instance spent rendering: an instance that only waited for another instance's
+    // render of the same chart charges nothing (the one that rendered does)
+    let renderMs = 0;
     try {
       const key = chartCacheKey(id);
       const render = async () => {
-        // the chart's owner account pays for its re-render in the fair queue, not its viewers
-        const img = await this.d.renderer.render(job.request, renderOwner.account(job.rec.accountId));
-        this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
-        return this.d.cache.put(key, img.body, img.contentType, cacheTtlMs(PLANS[job.account.plan]));
+        const t = performance.now();
+        try {
+          // the chart's owner account pays for its re-render in the fair queue, not its viewers
+          const img = await this.d.renderer.render(job.request, renderOwner.account(job.rec.accountId));
+          this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
+          return await this.d.cache.put(key, img.body, img.contentType, cacheTtlMs(PLANS[job.account.plan]));
+        } finally {
+          renderMs = performance.now() - t;
+        }
       };
       const image = await (this.d.flights ? this.d.flights.run(key, render, () => this.d.cache.probe(key)) : render());
       if (job.hadFailure) await this.d.store.charts.clearRerenderFailure(id);
@@ -348,10 +356,11 @@ export class ShortChartService {
       throw answer;
     } finally {
       this.active--;
-      const pageMs = performance.now() - started;
-      await this.d.store.charts
-        .chargeRerender(job.rec.accountId, this.d.clock.now(), pageMs, this.limits)
-        .catch((err: unknown) => this.d.log?.error({ err, chartId: id }, 'charging a re-render to its account failed'));
+      if (renderMs > 0) {
+        await this.d.store.charts
+          .chargeRerender(job.rec.accountId, this.d.clock.now(), renderMs, this.limits)
+          .catch((err: unknown) => this.d.log?.error({ err, chartId: id }, 'charging a re-render to its account failed'));
+      }
     }
   }
 
