@@ -8,7 +8,7 @@ import { nestingDepth } from './jsonDepth.js';
 import { AppError, configTooLarge, invalidConfig, urlTooLong } from '../errors.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
-import { checkColor, parseChartConfig, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
+import { checkColor, parseChartConfig, rememberConfigJson, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
 
 export const OPEN_LIMITS = Object.freeze({
   /** Path plus query, as received. */
@@ -104,6 +104,8 @@ function parseConfigParam(c: string): ChartConfig {
     throw invalidConfig(`c is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidConfig('c must be a JSON object (a Chart.js config)');
+  // the text it came as: the digest and the page use it without serialising the config again
+  rememberConfigJson(value, c);
   return value as ChartConfig;
 }
 

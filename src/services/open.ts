@@ -96,8 +96,8 @@ export class OpenChartService {
     const edit = playgroundUrl(this.opts.publicBaseUrl, req, digest);
     const editUrl = edit.url;
     const hit = await this.cache.get(key);
-    if (target !== undefined) this.admitted.set(target, { key, editUrl });
     if (hit) {
+      if (target !== undefined) this.admitted.set(target, { key, editUrl });
       const { body, contentType, etag } = hit.image;
       return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', editUrl };
     }
@@ -111,6 +111,8 @@ export class OpenChartService {
       // the image is good either way: a failed write costs only the link (it then opens an example)
       await this.storeEditState(digest, req).catch(() => undefined);
     }
+    // remembered once answered with an image (a refused request, a 429, is not)
+    if (target !== undefined) this.admitted.set(target, { key, editUrl });
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
   }
 

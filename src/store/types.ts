@@ -80,7 +80,7 @@ export interface ChartRecord {
   accountId: string;
   keyId: string;
   request: RenderRequest;
-  /** requestDigest(request) */
+  /** renderDigest(request) */
   digest: string;
   createdAt: number;
 }
