@@ -17,6 +17,13 @@ export interface RenderRequest {
   readonly allowFunctions: boolean;
   /** Text drawn small into a corner, or null. */
   readonly watermark: string | null;
+  /** Chart.js major version that draws it; absent = 4. */
+  readonly chartjs?: 2 | 3 | 4;
+  /** Output pixels per CSS pixel (1 to 4); absent = 1. */
+  readonly devicePixelRatio?: number;
+  /** A config given as JavaScript (an object literal, as QuickChart clients send it), evaluated
+   *  only inside the page (allowFunctions callers only); `config` is then `{}` and unused. */
+  readonly configJs?: string;
 }
 
 export const SERVICE_NAME = 'chartshot';
@@ -164,10 +171,20 @@ export function configJsonOf(config: ChartConfig): string {
  * The open endpoint keys its cache by requestDigest (key order ignored) instead.
  */
 export function renderDigest(req: RenderRequest): string {
-  const head = JSON.stringify({ w: req.width, h: req.height, f: req.format, b: req.backgroundColor, fn: req.allowFunctions, wm: req.watermark });
+  const head = JSON.stringify({ w: req.width, h: req.height, f: req.format, b: req.backgroundColor, fn: req.allowFunctions, wm: req.watermark, ...variant(req) });
   // "r1" keeps these digests apart from requestDigest's; JSON text has no raw newline, so the
-  // boundary between the two parts is unambiguous
-  return createHash('sha256').update('r1\n').update(head).update('\n').update(configJsonOf(req.config)).digest('base64url');
+  // boundary between the two parts is unambiguous (a JavaScript config is hashed under "js")
+  const hash = createHash('sha256').update('r1\n').update(head).update('\n');
+  if (req.configJs !== undefined) return hash.update('js\n').update(req.configJs).digest('base64url');
+  return hash.update(configJsonOf(req.config)).digest('base64url');
+}
+
+/** The fields that only some requests set: absent ones leave the digest as it always was. */
+function variant(req: RenderRequest): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (req.chartjs !== undefined && req.chartjs !== 4) out.v = req.chartjs;
+  if (req.devicePixelRatio !== undefined && req.devicePixelRatio !== 1) out.dpr = req.devicePixelRatio;
+  return out;
 }
 
 /** A stable digest of everything that decides the image's bytes. */
@@ -182,6 +199,8 @@ export function requestDigest(req: RenderRequest): string {
         b: req.backgroundColor,
         fn: req.allowFunctions,
         wm: req.watermark,
+        ...variant(req),
+        ...(req.configJs !== undefined ? { js: req.configJs } : {}),
       }),
     )
     .digest('base64url');

@@ -15,6 +15,12 @@ export interface PageRequest {
   backgroundColor: string | null;
   allowFunctions: boolean;
   watermark: string | null;
+  /** Chart.js major version (which harness draws it); absent = 4. */
+  chartjs?: 2 | 3 | 4;
+  /** Output pixels per CSS pixel (1 to 4); absent = 1. */
+  devicePixelRatio?: number;
+  /** JavaScript config text evaluated inside the page (only with allowFunctions). */
+  configJs?: string;
   /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
    *  refused inside the page, so the bytes never cross CDP. Absent: the page's own ceiling. */
   maxImageBytes?: number;
