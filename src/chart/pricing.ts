@@ -71,3 +71,38 @@ export function prorationPence(diffPence: number, periodStart: number, periodEnd
   const remainingDays = Math.min(periodDays, Math.max(0, Math.ceil((periodEnd - at) / DAY_MS)));
   return { pence: Math.round((diffPence * remainingDays) / periodDays), remainingDays, periodDays };
 }
+
+/** Enterprise volume discount tiers by charts per month: each tier starts at its lower bound (inclusive). */
+export const VOLUME_TIERS: readonly { readonly from: number; readonly percent: number; readonly label: string }[] = [
+  { from: 500_000, percent: 10, label: '500K-1M' },
+  { from: 1_000_000, percent: 20, label: '1M-5M' },
+  { from: 5_000_000, percent: 30, label: '5M-10M' },
+];
+/** "Above 10M" is strictly above: 10,000,000 itself is still in the 5M-10M tier. */
+export const VOLUME_CUSTOM_ABOVE = 10_000_000;
+
+export interface VolumeDiscount {
+  /** Tier name as shown on the invoice ("1M-5M", "above 10M"). */
+  label: string;
+  percent: number;
+  /** Negative (a discount), whole pence. */
+  pence: number;
+}
+
+/**
+ * The discount of a period's whole charge by the tier its monthly charts fall in (not marginal).
+ * Above 10M the account's custom percent applies; without one, the 5M-10M rate continues, so a
+ * higher volume never costs more. null when no tier applies or nothing is charged.
+ */
+export function volumeDiscount(monthlyCharts: number, chargePence: number, customPercent: number | null): VolumeDiscount | null {
+  let tier: { percent: number; label: string } | null = null;
+  for (const t of VOLUME_TIERS) if (monthlyCharts >= t.from) tier = t;
+  if (monthlyCharts > VOLUME_CUSTOM_ABOVE) tier = { percent: customPercent ?? tier!.percent, label: 'above 10M' };
+  if (!tier || tier.percent <= 0 || chargePence <= 0) return null;
+  return { label: tier.label, percent: tier.percent, pence: 0 - Math.round((chargePence * tier.percent) / 100) };
+}
+
+/** Charts per month of a period's usage: an annual period's count is spread over its 12 months. */
+export function monthlyCharts(used: number, cycle: BillingCycle): number {
+  return cycle === 'annual' ? Math.floor(used / 12) : used;
+}

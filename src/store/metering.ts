@@ -121,10 +121,14 @@ export interface BillingRecord {
   customPerHour: number | null;
   customBurst: number | null;
   customPricePence: number | null;
+  /** Enterprise: days of analytics kept (null: kept for good). */
+  customRetentionDays: number | null;
+  /** Enterprise: volume discount percent above 10M charts a month (null: the 5M-10M rate). */
+  customDiscountPercent: number | null;
 }
 
 export interface InvoiceLine {
-  kind: 'plan' | 'proration' | 'overage' | 'credit';
+  kind: 'plan' | 'proration' | 'overage' | 'credit' | 'discount';
   description: string;
   amountPence: number;
 }

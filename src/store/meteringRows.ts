@@ -20,6 +20,8 @@ export interface BillingRow {
   custom_per_hour: number | null;
   custom_burst: number | null;
   custom_price_pence: number | null;
+  custom_retention_days: number | null;
+  custom_discount_percent: number | null;
 }
 
 export const BILLING_COLUMNS: Record<keyof Omit<BillingRecord, 'accountId'>, keyof BillingRow> = {
@@ -39,6 +41,8 @@ export const BILLING_COLUMNS: Record<keyof Omit<BillingRecord, 'accountId'>, key
   customPerHour: 'custom_per_hour',
   customBurst: 'custom_burst',
   customPricePence: 'custom_price_pence',
+  customRetentionDays: 'custom_retention_days',
+  customDiscountPercent: 'custom_discount_percent',
 };
 
 export const toBilling = (r: BillingRow): BillingRecord => ({
@@ -59,6 +63,8 @@ export const toBilling = (r: BillingRow): BillingRecord => ({
   customPerHour: r.custom_per_hour,
   customBurst: r.custom_burst,
   customPricePence: r.custom_price_pence,
+  customRetentionDays: r.custom_retention_days,
+  customDiscountPercent: r.custom_discount_percent,
 });
 
 export interface InvoiceRow {

@@ -175,6 +175,38 @@ export interface OpenRenderWindows {
   purge(before: number): Promise<number>;
 }
 
+/** Whose analytics a retention purge deletes: every account on a plan, or one account. */
+export type RetentionScope = { plan: PlanName } | { accountId: string };
+
+/** Where a retention window ends: `day` is the first day number kept, `at` the first ms kept. */
+export interface RetentionCutoff {
+  day: number;
+  at: number;
+}
+
+/**
+ * Deletes what has outlived its retention, in bounded batches: each call deletes at most `limit`
+ * rows, each statement on its own, so no call holds the database for long. Returns how many were
+ * deleted: fewer than `limit` means nothing more is due. Deleting what is past a cut-off is
+ * idempotent, so calls from several instances at once only share the work.
+ */
+export interface RetentionStore {
+  /**
+   * Analytics of the accounts in scope older than the cut-off: daily usage rows before `day`;
+   * per-chart metrics last accessed (or, never accessed, created) before `at`; usage counters
+   * and thresholds of billing periods that started before `at` and are closed (never a trial's
+   * lifetime count, never the open period's).
+   */
+  purgeAnalytics(scope: RetentionScope, cutoff: RetentionCutoff, limit: number): Promise<number>;
+  /** Accounts now on the enterprise plan that keep analytics for a set number of days. */
+  customRetention(): Promise<Array<{ accountId: string; days: number }>>;
+  /**
+   * Billing records stamped before `before`: invoices (issued) with their stored PDF documents,
+   * billing events (payments, dunning, plan changes), and invoice lines of closed periods.
+   */
+  purgeBilling(before: number, limit: number): Promise<number>;
+}
+
 export interface Store extends MeteringStores {
   /**
    * True when one serving process uses the store alone (SQLite in DATA_DIR): what an earlier
@@ -189,6 +221,7 @@ export interface Store extends MeteringStores {
   readonly openWindows: OpenRenderWindows;
   readonly charts: ChartStore;
   readonly chartMetrics: ChartMetricsStore;
+  readonly retention: RetentionStore;
   /**
    * A terminated account's data, in one transaction: each table family deletes its own rows of
    * the account (keys, sessions, charts and their images, usage, rate windows, trial sign-ups),

@@ -17,6 +17,7 @@ function record(accountId: string): BillingRecord {
     accountId, cycle: 'monthly', periodStart: T0, periodEnd: MAY, periodPlan: 'starter', billedPlan: 'starter', pendingCycle: null,
     cancelAtPeriodEnd: false, readOnlyUntil: null, paymentFailedAt: null, dunningStage: 0, webhookUrl: null, customCharts: null,
     customPerMinute: null, customPerHour: null, customBurst: null, customPricePence: null,
+    customRetentionDays: null, customDiscountPercent: null,
   };
 }
 

@@ -41,6 +41,8 @@ export function firstRecord(account: Account): BillingRecord {
     customPerHour: null,
     customBurst: null,
     customPricePence: null,
+    customRetentionDays: null,
+    customDiscountPercent: null,
   };
 }
 

@@ -13,6 +13,7 @@ import { pgBilling } from './billing.js';
 import { pgOutbox } from './outbox.js';
 import { authChanges } from './authVersion.js';
 import { pgLocks } from './locks.js';
+import { pgRetention } from './retention.js';
 import { pgPurgeAccountData } from './accountPurge.js';
 
 export interface PgStore extends Store {
@@ -40,6 +41,7 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     images: pgImages(db),
     charts: pgCharts(db),
     chartMetrics: pgChartMetrics(db),
+    retention: pgRetention(db),
     openWindows: pgOpenWindows(db),
     usage: pgUsage(db),
     rateLimits: pgRateLimits(db),

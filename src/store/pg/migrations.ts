@@ -250,4 +250,17 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE outbox ADD COLUMN claim_until bigint; -- another claim may take it after this
   ALTER TABLE trial_signups ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;
   `,
+  // 5: retention: an enterprise account's own analytics window and its volume discount above
+  // 10M charts a month; indexes on the age of every row a retention purge deletes, so each
+  // bounded batch reads an index range instead of the table
+  `
+  ALTER TABLE billing ADD COLUMN custom_retention_days integer; -- null: analytics kept for good
+  ALTER TABLE billing ADD COLUMN custom_discount_percent integer; -- null: the 5M-10M tier's rate
+  CREATE INDEX usage_daily_day ON usage_daily(day);
+  CREATE INDEX chart_metrics_last_accessed ON chart_metrics(last_accessed);
+  CREATE INDEX usage_counters_period ON usage_counters(period_start);
+  CREATE INDEX invoices_issued ON invoices(issued_at);
+  CREATE INDEX billing_events_at ON billing_events(at);
+  CREATE INDEX billing_lines_created ON billing_lines(created_at);
+  `,
 ];

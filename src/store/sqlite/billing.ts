@@ -18,10 +18,10 @@ export function sqliteBilling(db: DB): BillingStore {
   const insert = db.prepare(
     `INSERT OR IGNORE INTO billing (account_id, cycle, period_start, period_end, period_plan, billed_plan, pending_cycle,
        cancel_at_period_end, read_only_until, payment_failed_at, dunning_stage, webhook_url, custom_charts,
-       custom_per_minute, custom_per_hour, custom_burst, custom_price_pence)
+       custom_per_minute, custom_per_hour, custom_burst, custom_price_pence, custom_retention_days, custom_discount_percent)
      VALUES (@account_id, @cycle, @period_start, @period_end, @period_plan, @billed_plan, @pending_cycle,
        @cancel_at_period_end, @read_only_until, @payment_failed_at, @dunning_stage, @webhook_url, @custom_charts,
-       @custom_per_minute, @custom_per_hour, @custom_burst, @custom_price_pence)`,
+       @custom_per_minute, @custom_per_hour, @custom_burst, @custom_price_pence, @custom_retention_days, @custom_discount_percent)`,
   );
   // Every account that can be billed, with or without a billing record yet (created lazily).
   const ids = db.prepare<[], { account_id: string }>(
@@ -83,6 +83,7 @@ export function sqliteBilling(db: DB): BillingStore {
         payment_failed_at: rec.paymentFailedAt, dunning_stage: rec.dunningStage, webhook_url: rec.webhookUrl,
         custom_charts: rec.customCharts, custom_per_minute: rec.customPerMinute, custom_per_hour: rec.customPerHour,
         custom_burst: rec.customBurst, custom_price_pence: rec.customPricePence,
+        custom_retention_days: rec.customRetentionDays, custom_discount_percent: rec.customDiscountPercent,
       });
       return toBilling(get.get(rec.accountId)!);
     },

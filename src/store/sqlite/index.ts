@@ -10,6 +10,7 @@ import { sqliteOutbox } from './outbox.js';
 import { sqliteOpenWindows } from './openWindows.js';
 import { chartsPurge, sqliteChartMetrics, sqliteCharts } from './charts.js';
 import { sqliteLocks } from './locks.js';
+import { sqliteRetention } from './retention.js';
 import { guarded, toStorageError } from './errors.js';
 
 export interface SqliteStore extends Store {
@@ -48,6 +49,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     openWindows: guarded(sqliteOpenWindows(db)),
     charts: guarded(sqliteCharts(db)),
     chartMetrics: guarded(sqliteChartMetrics(db)),
+    retention: guarded(sqliteRetention(db)),
     locks: sqliteLocks(),
     async purgeAccountData(accountId) {
       try {
