@@ -14,7 +14,8 @@ export const BILLING_USAGE = `  billing payment-failed|payment-succeeded|cancel|
   billing change-plan --account <id> --plan <starter|growth|pro|enterprise> [--cycle monthly|annual] [--json]
   billing run-scheduler [--now ISO] [--json]
   billing set-webhook --account <id> --url <URL|none>
-  billing set-limits --account <id> [--charts N|none] [--per-minute N] [--per-hour N] [--burst N] [--price-pence N]   (enterprise)
+  billing set-limits --account <id> [--charts N|none] [--per-minute N] [--per-hour N] [--burst N] [--price-pence N]
+                     [--retention-days N|none] [--discount-percent P|none]   (enterprise)
   billing outbox [--account <id>] [--json]`;
 
 export interface BillingArgs {
@@ -28,6 +29,8 @@ export interface BillingArgs {
   'per-hour'?: string;
   burst?: string;
   'price-pence'?: string;
+  'retention-days'?: string;
+  'discount-percent'?: string;
   json?: boolean;
 }
 
@@ -39,6 +42,14 @@ function need(v: string | undefined, flag: string): string {
 function count(v: string | undefined, flag: string): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) throw new BillingUsageError(`${flag} must be a positive whole number`);
+  return Number(v);
+}
+
+/** A whole number (range checked by the service), "none" (null), or absent (unchanged). */
+function wholeOrNone(v: string | undefined, flag: string): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'none') return null;
+  if (!/^\d{1,9}$/.test(v)) throw new BillingUsageError(`${flag} must be a whole number or none`);
   return Number(v);
 }
 
@@ -112,7 +123,7 @@ export async function runBilling(config: Config, sub: string | undefined, a: Bil
       }
       case 'run-scheduler': {
         const r = await billing.runScheduler();
-        return print(r, r.ran ? `scheduler: ${r.accounts} account(s), ${r.invoices} invoice(s) issued` : 'scheduler: another instance is running it; nothing done');
+        return print(r, r.ran ? `scheduler: ${r.accounts} account(s), ${r.invoices} invoice(s) issued, ${r.purged.analytics} analytics and ${r.purged.billing} billing row(s) past retention deleted` : 'scheduler: another instance is running it; nothing done');
       }
       case 'set-webhook': {
         const id = need(a.account, '--account');
@@ -127,9 +138,12 @@ export async function runBilling(config: Config, sub: string | undefined, a: Bil
           perMinute: count(a['per-minute'], '--per-minute'),
           perHour: count(a['per-hour'], '--per-hour'),
           burst: count(a.burst, '--burst'),
+          retentionDays: wholeOrNone(a['retention-days'], '--retention-days'),
+          discountPercent: wholeOrNone(a['discount-percent'], '--discount-percent'),
           pricePence: a['price-pence'] === undefined ? undefined : /^\d+$/.test(a['price-pence']) ? Number(a['price-pence']) : (() => { throw new BillingUsageError('--price-pence must be a whole number'); })(),
         });
-        const out = { account_id: id, charts: rec.customCharts, per_minute: rec.customPerMinute, per_hour: rec.customPerHour, burst: rec.customBurst, price_pence: rec.customPricePence };
+        const out = { account_id: id, charts: rec.customCharts, per_minute: rec.customPerMinute, per_hour: rec.customPerHour, burst: rec.customBurst, price_pence: rec.customPricePence,
+          retention_days: rec.customRetentionDays, discount_percent: rec.customDiscountPercent };
         return print(out, Object.entries(out).map(([k, v]) => `${k} ${v ?? 'default'}`).join('\n'));
       }
       case 'outbox': {

@@ -113,6 +113,8 @@ async function main(argv: string[]): Promise<void> {
       'per-hour': { type: 'string' },
       burst: { type: 'string' },
       'price-pence': { type: 'string' },
+      'retention-days': { type: 'string' },
+      'discount-percent': { type: 'string' },
       force: { type: 'boolean', default: false },
     },
   });

@@ -6,6 +6,9 @@ import { addMonthsUtc, DAY_MS } from './pricing.js';
 /** Invoices, payments and dunning history are kept this long, whatever the plan. */
 export const BILLING_RETENTION_YEARS = 7;
 
+/** Longest analytics window an account may set, and the most days analytics may be asked for. */
+export const MAX_RETENTION_DAYS = 36_500;
+
 /** Days of analytics kept; null = kept for good (enterprise unless configured). */
 export function analyticsRetentionDays(plan: PlanName, customDays: number | null): number | null {
   if (plan === 'enterprise') return customDays;

@@ -3,10 +3,10 @@
 import type { Account } from '../store/types.js';
 import type { Invoice } from '../store/metering.js';
 
-export const gbp = (pence: number) => `£${(pence / 100).toFixed(2)}`;
+export const gbp = (pence: number) => `${pence < 0 ? '-' : ''}£${(Math.abs(pence) / 100).toFixed(2)}`;
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const KIND: Record<string, string> = { plan: 'Plan', proration: 'Proration', overage: 'Overage', credit: 'Credit' };
+const KIND: Record<string, string> = { plan: 'Plan', proration: 'Proration', overage: 'Overage', credit: 'Credit', discount: 'Volume discount' };
 
 export function invoiceHtml(inv: Invoice, account: Account, serviceName = 'chartshot'): string {
   const rows = inv.lines

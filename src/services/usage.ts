@@ -7,7 +7,8 @@
 // and lapses after its lease, so a killed instance's leftovers stop counting. pk_test_ keys are
 // never counted.
 import { randomUUID } from 'node:crypto';
-import { forbidden, rateLimitExceeded, trialLimitReached } from '../errors.js';
+import { forbidden, invalidInput, rateLimitExceeded, trialLimitReached } from '../errors.js';
+import { analyticsRetentionDays } from '../chart/retention.js';
 import type { RateDecision } from '../chart/rateLimit.js';
 import type { Account, Store } from '../store/types.js';
 import type { GenerationCount, OutboxItem } from '../store/metering.js';
@@ -45,6 +46,8 @@ export interface UsageOptions {
   reservationLeaseMs?: number;
 }
 
+/** Days of quickStats when the request names none. */
+const DEFAULT_ANALYTICS_DAYS = 30;
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -186,7 +189,12 @@ export class UsageService implements UsageRecorder {
 
   // ---- analytics ----------------------------------------------------------------------
 
-  async analytics(account: Account, days: number): Promise<UsageAnalytics> {
+  /** `days` (default 30, or the whole window when shorter) reaches back at most as far as analytics are kept (400 beyond). */
+  async analytics(account: Account, asked?: number): Promise<UsageAnalytics> {
+    const rec = account.plan === 'enterprise' ? await this.store.billing.get(account.id) : null;
+    const kept = analyticsRetentionDays(account.plan, rec?.customRetentionDays ?? null);
+    const days = asked ?? Math.min(DEFAULT_ANALYTICS_DAYS, kept ?? DEFAULT_ANALYTICS_DAYS);
+    if (kept !== null && days > kept) throw invalidInput(`days must be at most ${kept} on the ${account.plan} plan`);
     const period = await this.periods.currentPeriod(account);
     const { used } = await this.store.usage.get(account.id, period.start);
     const limit = period.limit ?? UNLIMITED;

@@ -1,5 +1,6 @@
 // POST /signup/anon (no auth) and the account endpoints (Authorization: Bearer <session>):
 // GET /usage/analytics, /billing/info, /billing/invoices, /billing/invoices/{id}/pdf.
+import { MAX_RETENTION_DAYS } from '../../chart/retention.js';
 import type { Account } from '../../store/types.js';
 import type { BillingService } from '../../services/billing/index.js';
 import type { TrialService } from '../../services/trials.js';
@@ -17,7 +18,14 @@ export interface AccountRouteDeps {
 const analyticsQuerySchema = {
   $id: 'AnalyticsQuery',
   type: 'object',
-  properties: { days: { type: 'integer', minimum: 1, maximum: 365, description: 'days of quickStats, default 30' } },
+  properties: {
+    days: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_RETENTION_DAYS,
+      description: "days of quickStats, default 30; at most the plan's analytics retention (trial 30, starter 365, growth 1095, enterprise as configured)",
+    },
+  },
   additionalProperties: true,
 } as const;
 
@@ -67,10 +75,10 @@ export function accountRoutes(deps: AccountRouteDeps): RouteDescriptor[] {
       input: { in: 'query', schema: analyticsQuerySchema },
       doc: { tags: ['Account'], operationId: 'getUsageAnalytics', summary: "The account's usage in the current period and quick statistics" },
       responses: { '200': json(schemaRef('UsageAnalytics'), 'Usage analytics.') },
-      errors: { '400': { description: 'Invalid days.', codes: ['invalid_input'] }, '401': invalidSession },
+      errors: { '400': { description: "Invalid days, or more days than the plan keeps analytics.", codes: ['invalid_input'] }, '401': invalidSession },
       handler: async (ctx, input) => {
         ctx.set('Cache-Control', 'private, no-store');
-        ctx.body = await deps.usage.analytics(account(ctx), input.days ?? 30);
+        ctx.body = await deps.usage.analytics(account(ctx), input.days);
       },
     }),
     accountJson('/billing/info', 'getBillingInfo', 'Plan, billing cycle, period and amount due', json(schemaRef('BillingInfo'), 'Billing info.'), (a) =>

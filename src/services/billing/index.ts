@@ -12,6 +12,7 @@ import * as periods from './periods.js';
 import type { PeriodReader } from './periods.js';
 import { changePlan, type PlanChange } from './plans.js';
 import { billingRecord, type BillingContext } from './records.js';
+import { purgeRetention, type RetentionPass } from './retention.js';
 import { runScheduler, SchedulerTimer, type SchedulerPass } from './scheduler.js';
 import * as settings from './settings.js';
 import * as view from './view.js';
@@ -25,7 +26,7 @@ export class BillingService implements PeriodReader {
   private readonly scheduler = new SchedulerTimer(() => this.runScheduler());
 
   constructor(
-    store: Pick<Store, 'accounts' | 'billing' | 'usage' | 'images' | 'locks' | 'purgeAccountData'>,
+    store: Pick<Store, 'accounts' | 'billing' | 'usage' | 'images' | 'locks' | 'purgeAccountData' | 'retention'>,
     clock: Clock,
     publicBaseUrl: string,
     /** Prints an HTML document to PDF (the page pool's browser); only the server has one. */
@@ -75,6 +76,10 @@ export class BillingService implements PeriodReader {
   /** One scheduler pass: the only code that closes periods by the clock (besides plan changes and cancellation). */
   runScheduler(): Promise<SchedulerPass> {
     return runScheduler(this.b);
+  }
+  /** The retention purge alone (the scheduler runs it at the end of every pass), in batches of `batch` rows. */
+  purgeRetention(batch?: number): Promise<RetentionPass> {
+    return purgeRetention(this.b, batch);
   }
   startScheduler(intervalMs: number, onError: (err: unknown) => void): void {
     this.scheduler.start(intervalMs, onError);

@@ -5,7 +5,7 @@
 // period started on, the proration lines of upgrades made during it, and its overage. Only
 // active accounts accrue periods.
 import { PLANS } from '../../chart/plans.js';
-import { DAY_MS, overagePence, periodAt, periodEndFrom, planFeePence } from '../../chart/pricing.js';
+import { DAY_MS, monthlyCharts, overagePence, periodAt, periodEndFrom, planFeePence, volumeDiscount } from '../../chart/pricing.js';
 import { invalidInput } from '../../errors.js';
 import type { BillingRecord, Invoice, InvoiceLine } from '../../store/metering.js';
 import type { Account } from '../../store/types.js';
@@ -76,7 +76,7 @@ export async function closePeriodNow(b: BillingContext, accountId: string): Prom
   return closeOne(b, now, rec, b.clock.now());
 }
 
-/** The lines the period of `rec` would be invoiced with now: plan fee, prorations, overage. */
+/** The lines the period of `rec` would be invoiced with now: plan fee, prorations, overage, volume discount. */
 export async function invoiceLines(b: BillingContext, account: Account, rec: BillingRecord): Promise<InvoiceLine[]> {
   const lines: InvoiceLine[] = [];
   const fee = planFeePence(rec.periodPlan, rec.cycle, rec.customPricePence);
@@ -97,7 +97,23 @@ export async function invoiceLines(b: BillingContext, account: Account, rec: Bil
       amountPence: o.pence,
     });
   }
+  if (account.plan === 'enterprise') {
+    const discount = volumeDiscountLine(lines, monthlyCharts(used, rec.cycle), rec.customDiscountPercent);
+    if (discount) lines.push(discount);
+  }
   return lines;
+}
+
+/** An enterprise period's volume discount: a percentage of everything charged so far, by its tier. */
+function volumeDiscountLine(lines: InvoiceLine[], charts: number, customPercent: number | null): InvoiceLine | null {
+  const charged = lines.reduce((s, l) => s + Math.max(0, l.amountPence), 0);
+  const d = volumeDiscount(charts, charged, customPercent);
+  if (!d) return null;
+  return {
+    kind: 'discount',
+    description: `Volume discount, ${d.label} tier (${charts.toLocaleString('en-GB')} charts a month): ${d.percent}% of ${gbp(charged)}`,
+    amountPence: d.pence,
+  };
 }
 
 /** Issues the invoice of the period of `rec`, ended at endAt, and opens the next; null when another closer won. */

@@ -6,7 +6,7 @@ import { periodEndFrom } from '../../chart/pricing.js';
 import type { BillingRecord } from '../../store/metering.js';
 import type { Account, Store } from '../../store/types.js';
 
-export type BillingTables = Pick<Store, 'accounts' | 'billing' | 'usage' | 'locks' | 'purgeAccountData'>;
+export type BillingTables = Pick<Store, 'accounts' | 'billing' | 'usage' | 'locks' | 'purgeAccountData' | 'retention'>;
 
 export interface BillingContext {
   readonly store: BillingTables;

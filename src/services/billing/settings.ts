@@ -1,4 +1,5 @@
 // Per-account billing settings set by the operator: the usage webhook and enterprise custom limits.
+import { MAX_RETENTION_DAYS } from '../../chart/retention.js';
 import { invalidInput } from '../../errors.js';
 import type { BillingRecord } from '../../store/metering.js';
 import { checkTargetUrl, RefusedTarget } from '../outboundHttp.js';
@@ -10,6 +11,10 @@ export interface CustomLimits {
   perHour?: number;
   burst?: number;
   pricePence?: number;
+  /** Days of analytics kept; null: kept for good (the default). */
+  retentionDays?: number | null;
+  /** Volume discount above 10M charts a month, percent; null: the 5M-10M tier's rate. */
+  discountPercent?: number | null;
 }
 
 /** http(s) only; a literal private address (or localhost) is refused here, resolved names at send time. */
@@ -30,9 +35,16 @@ export async function setWebhook(b: BillingContext, accountId: string, url: stri
 export async function setCustomLimits(b: BillingContext, accountId: string, f: CustomLimits): Promise<BillingRecord> {
   const account = await billedAccount(b, accountId);
   if (account.plan !== 'enterprise') throw invalidInput('custom limits are for enterprise accounts');
+  if (f.retentionDays != null && !(Number.isSafeInteger(f.retentionDays) && f.retentionDays >= 1 && f.retentionDays <= MAX_RETENTION_DAYS)) {
+    throw invalidInput(`--retention-days must be a whole number from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  }
+  if (f.discountPercent != null && !(Number.isSafeInteger(f.discountPercent) && f.discountPercent >= 0 && f.discountPercent <= 100)) {
+    throw invalidInput('--discount-percent must be a whole number from 0 to 100, or none');
+  }
   await billingRecord(b, account);
   await b.store.billing.update(accountId, {
     customCharts: f.charts, customPerMinute: f.perMinute, customPerHour: f.perHour, customBurst: f.burst, customPricePence: f.pricePence,
+    customRetentionDays: f.retentionDays, customDiscountPercent: f.discountPercent,
   });
   return storedRecord(b, accountId);
 }
