@@ -1,5 +1,6 @@
 // PostgreSQL retention purges: analytics past an account's window and billing records past seven
-// years, each statement deleting at most a batch, so no purge holds row locks for long.
+// years, each statement deleting at most a batch, so no purge holds row locks for long. Batches
+// skip rows another purge has locked, so purges running at once take disjoint rows.
 import type { RetentionCutoff, RetentionScope, RetentionStore } from '../types.js';
 import type { Invoice } from '../metering.js';
 import type { PgDb } from './db.js';
@@ -15,23 +16,23 @@ function analyticsSteps(who: string): Step[] {
   return [
     {
       sql: `DELETE FROM usage_daily WHERE (account_id, day) IN
-        (SELECT account_id, day FROM usage_daily WHERE day < $1 AND account_id ${who} LIMIT $3)`,
+        (SELECT account_id, day FROM usage_daily WHERE day < $1 AND account_id ${who} LIMIT $3 FOR UPDATE SKIP LOCKED)`,
       cut: (c) => c.day,
     },
     {
       sql: `DELETE FROM chart_metrics WHERE chart_id IN
         (SELECT m.chart_id FROM chart_metrics m JOIN charts c ON c.id = m.chart_id
-         WHERE COALESCE(m.last_accessed, c.created_at) < $1 AND c.account_id ${who} LIMIT $3)`,
+         WHERE COALESCE(m.last_accessed, c.created_at) < $1 AND c.account_id ${who} LIMIT $3 FOR UPDATE OF m SKIP LOCKED)`,
       cut: (c) => c.at,
     },
     {
       sql: `DELETE FROM usage_counters WHERE (account_id, period_start) IN
-        (SELECT u.account_id, u.period_start FROM usage_counters u WHERE ${closed('u')} LIMIT $3)`,
+        (SELECT u.account_id, u.period_start FROM usage_counters u WHERE ${closed('u')} LIMIT $3 FOR UPDATE OF u SKIP LOCKED)`,
       cut: (c) => c.at,
     },
     {
       sql: `DELETE FROM usage_thresholds WHERE (account_id, period_start, threshold) IN
-        (SELECT t.account_id, t.period_start, t.threshold FROM usage_thresholds t WHERE ${closed('t')} LIMIT $3)`,
+        (SELECT t.account_id, t.period_start, t.threshold FROM usage_thresholds t WHERE ${closed('t')} LIMIT $3 FOR UPDATE OF t SKIP LOCKED)`,
       cut: (c) => c.at,
     },
   ];
@@ -76,13 +77,13 @@ export function pgRetention(db: PgDb): RetentionStore {
         return gone.length;
       });
       if (done < limit) {
-        done += await db.exec('DELETE FROM billing_events WHERE id IN (SELECT id FROM billing_events WHERE at < $1 ORDER BY at LIMIT $2)', [before, limit - done]);
+        done += await db.exec('DELETE FROM billing_events WHERE id IN (SELECT id FROM billing_events WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED)', [before, limit - done]);
       }
       if (done < limit) {
         done += await db.exec(
           `DELETE FROM billing_lines WHERE id IN (SELECT l.id FROM billing_lines l WHERE l.created_at < $1
              AND NOT EXISTS (SELECT 1 FROM billing b WHERE b.account_id = l.account_id AND b.period_start = l.period_start)
-             ORDER BY l.created_at LIMIT $2)`,
+             ORDER BY l.created_at LIMIT $2 FOR UPDATE OF l SKIP LOCKED)`,
           [before, limit - done],
         );
       }
