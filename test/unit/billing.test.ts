@@ -221,6 +221,44 @@ eachStore('billing lifecycle on a fake clock', (emptyStore) => {
     expect(await status(id)).to.equal('terminated');
     expect((await store.billing.invoices(id)).length).to.equal(2); // billing records are kept
   });
+
+  it('enterprise volume discount: its own negative line, by the tier of the period\'s charts, on the whole charge; in the invoice document too', async () => {
+    const id = await make('enterprise');
+    await billing.setCustomLimits(id, { pricePence: 1_000_000 }); // £10,000.00 a month
+    const acct = (await store.accounts.find(id))!;
+    await store.usage.setUsed(id, T0, 1_000_000);
+    clock.set(Date.UTC(2025, 4, 1));
+    await billing.runScheduler();
+    const [inv] = await store.billing.invoices(id);
+    expect(inv!.lines.map((l) => [l.kind, l.amountPence])).to.deep.equal([['plan', 1_000_000], ['discount', -200_000]]);
+    expect(inv!.lines[1]!.description).to.equal('Volume discount, 1M-5M tier (1,000,000 charts a month): 20% of £10000.00');
+    expect(inv!.totalPence).to.equal(800_000);
+    const html = invoiceHtml(inv!, acct);
+    expect(html).to.contain('<td>Volume discount</td><td>Volume discount, 1M-5M tier (1,000,000 charts a month): 20% of £10000.00</td><td class="n">-£2000.00</td>');
+    expect(html).to.contain('<td class="n">£8000.00</td>');
+
+    // just below the first tier: no discount line; above 10M: the account's own rate
+    await store.usage.setUsed(id, Date.UTC(2025, 4, 1), 499_999);
+    clock.set(Date.UTC(2025, 5, 1));
+    await billing.runScheduler();
+    expect((await store.billing.invoices(id))[0]!.lines.map((l) => l.kind)).to.deep.equal(['plan']);
+    await billing.setCustomLimits(id, { pricePence: 1_000_000, discountPercent: 45 });
+    await store.usage.setUsed(id, Date.UTC(2025, 5, 1), 10_000_001);
+    expect((await billing.info(acct)).amount_due).to.equal(8_000 + 10_000 + 5_500); // two unpaid invoices and the open period's discounted charge
+    clock.set(Date.UTC(2025, 6, 1));
+    await billing.runScheduler();
+    const [third] = await store.billing.invoices(id);
+    expect(third!.lines.map((l) => [l.kind, l.amountPence])).to.deep.equal([['plan', 1_000_000], ['discount', -450_000]]);
+    expect(third!.lines[1]!.description).to.match(/^Volume discount, above 10M tier \(10,000,001 charts a month\): 45% of /);
+  });
+
+  it('no volume discount below enterprise, whatever the volume', async () => {
+    const id = await make('growth');
+    await store.usage.setUsed(id, T0, 6_000_000);
+    clock.set(Date.UTC(2025, 4, 1));
+    await billing.runScheduler();
+    expect((await store.billing.invoices(id))[0]!.lines.map((l) => l.kind)).to.deep.equal(['plan', 'overage']);
+  });
 });
 
 describe('invoice document', () => {
