@@ -7,6 +7,7 @@ import { PDFDocument } from 'pdf-lib';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
 import { apiKey, bytes as bytesOf } from '../helpers/client.js';
+import { pdfText } from '../helpers/pdfText.js';
 
 const run = promisify(execFile);
 const T0 = Date.UTC(2025, 3, 1, 0, 0, 0);
@@ -170,4 +171,60 @@ describe('billing: account endpoints and lifecycle', function () {
     expect(bad).to.have.property('code', 2);
     expect((bad as { stderr: string }).stderr).to.match(/--plan must be one of/);
   });
+
+  it('an enterprise volume discount is its own negative line in the invoice JSON and in the printed PDF', async () => {
+    clock.set(T0);
+    const a = await s.deps.accounts.createAccount('enterprise', 'big@example.com');
+    await s.deps.billing.setCustomLimits(a.account_id, { pricePence: 1_000_000 });
+    await s.deps.store.usage.setUsed(a.account_id, T0, 5_000_000);
+    clock.set(Date.UTC(2025, 4, 1));
+    await s.deps.billing.runScheduler();
+    const token = (await s.deps.accounts.createSession(a.account_id)).session_token;
+    const { invoices } = (await (await get('/billing/invoices', token)).json()) as { invoices: Array<{ id: string; amount: number }> };
+    expect(invoices[0]!.amount).to.equal(7000);
+    const stored = (await s.deps.store.billing.invoice(invoices[0]!.id))!;
+    expect(stored.lines.map((l) => [l.kind, l.amountPence])).to.deep.equal([['plan', 1_000_000], ['discount', -300_000]]);
+    const pdf = await get(`/billing/invoices/${invoices[0]!.id}/pdf`, token);
+    expect(pdf.status).to.equal(200);
+    const text = (await pdfText(await bytesOf(pdf))).replace(/\s+/g, ' ');
+    expect(text).to.contain('Volume discount');
+    expect(text).to.contain('5M-10M tier');
+    expect(text).to.contain('-£3000.00');
+    expect(text).to.contain('£7000.00');
+  });
+
+  it("GET /usage/analytics?days=N asks for at most the plan's analytics retention: 400 invalid_input naming the limit beyond", async () => {
+    clock.set(T0);
+    const starter = await newAccount('starter');
+    const growth = await newAccount('growth');
+    expect((await get('/usage/analytics?days=365', starter.session_token)).status).to.equal(200);
+    const over = await get('/usage/analytics?days=366', starter.session_token);
+    expect(over.status).to.equal(400);
+    expect(await over.json()).to.deep.equal({ error: 'invalid_input', detail: 'days must be at most 365 on the starter plan' });
+    expect((await get('/usage/analytics?days=1095', growth.session_token)).status).to.equal(200);
+    const growthOver = await get('/usage/analytics?days=1096', growth.session_token);
+    expect(await growthOver.json()).to.deep.equal({ error: 'invalid_input', detail: 'days must be at most 1095 on the growth plan' });
+    expect((await get('/usage/analytics', starter.session_token)).status).to.equal(200);
+  });
+
+  it('billing set-limits --retention-days and --discount-percent set an enterprise account\'s window and rate above 10M; bad values are refused', async () => {
+    clock.set(T0);
+    const a = await s.deps.accounts.createAccount('enterprise', null);
+    const cli = (...args: string[]) =>
+      run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'billing', 'set-limits', '--account', a.account_id, ...args], {
+        env: { ...process.env, DATA_DIR: s.config.dataDir, LOG_LEVEL: 'silent' },
+      });
+    const { stdout } = await cli('--retention-days', '90', '--discount-percent', '40', '--json');
+    expect(JSON.parse(stdout)).to.include({ retention_days: 90, discount_percent: 40 });
+    expect(await s.deps.store.retention.customRetention()).to.deep.include({ accountId: a.account_id, days: 90 });
+    const none = JSON.parse((await cli('--retention-days', 'none', '--json')).stdout) as Record<string, unknown>;
+    expect(none).to.include({ retention_days: null, discount_percent: 40 });
+    const bad = await cli('--discount-percent', '101').catch((e: { code: number; stderr: string }) => e);
+    expect(bad).to.have.property('code', 1);
+    expect((bad as { stderr: string }).stderr).to.match(/--discount-percent must be a whole number from 0 to 100/);
+    const junk = await cli('--retention-days', '3d').catch((e: { code: number; stderr: string }) => e);
+    expect(junk).to.have.property('code', 2);
+    expect((junk as { stderr: string }).stderr).to.match(/--retention-days must be a whole number or none/);
+  });
 });
+
