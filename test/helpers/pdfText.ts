@@ -41,8 +41,8 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
     const fonts = page.node.Resources()?.lookupMaybe(PDFName.of('Font'), PDFDict);
     for (const [name, ref] of fonts?.entries() ?? []) {
       const font = doc.context.lookup(ref, PDFDict);
-      const tu = font.lookupMaybe(PDFName.of('ToUnicode'), PDFRawStream);
-      if (tu) cmaps.set(name.asString().slice(1), parseCmap(streamText(tu)));
+      const tu = font.lookup(PDFName.of('ToUnicode'));
+      if (tu instanceof PDFRawStream) cmaps.set(name.asString().slice(1), parseCmap(streamText(tu)));
     }
     for (const content of streamsOf(page.node.get(PDFName.of('Contents')), doc)) {
       let cmap = new Map<string, string>();
