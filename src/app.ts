@@ -27,6 +27,7 @@ import { statusRoutes, type StatusRouteDeps } from './http/routes/status.js';
 import { automationRoutes, type AutomationRouteDeps } from './http/routes/automation.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { accountRoutes, type AccountRouteDeps } from './http/routes/account.js';
+import { quickChartRoutes, type QuickChartRouteDeps } from './http/routes/quickchart.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -35,7 +36,8 @@ export type AppDeps = ChartRouteDeps &
   ShortChartRouteDeps &
   StatusRouteDeps &
   AutomationRouteDeps &
-  AccountRouteDeps & {
+  AccountRouteDeps &
+  Omit<QuickChartRouteDeps, 'config' | 'accounts' | 'usage' | 'log'> & {
     config: Config;
     log: Logger;
     accounts: AccountService;
@@ -55,6 +57,7 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
     ...shortChartRoutes(deps),
     ...statusRoutes(deps),
     ...automationRoutes(deps),
+    ...quickChartRoutes(deps),
   ];
   return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account];
 }
