@@ -67,9 +67,6 @@ export function errorSvg(message: string): Buffer {
   );
 }
 
-/** A 120x20 light red PNG, made once: what an <img> shows when the message could not be drawn. */
-export const FIXED_ERROR_PNG: Buffer = solidPng(120, 20, [0xf8, 0xd7, 0xda]);
-
 function solidPng(width: number, height: number, rgb: [number, number, number]): Buffer {
   const row = Buffer.alloc(1 + width * 3);
   for (let x = 0; x < width; x++) row.set(rgb, 1 + x * 3);
@@ -97,6 +94,9 @@ function chunk(type: string, data: Buffer): Buffer {
   tail.writeUInt32BE((crc ^ 0xffffffff) >>> 0, 0);
   return Buffer.concat([head, data, tail]);
 }
+
+/** A 120x20 light red PNG, made once: what an <img> shows when the message could not be drawn. */
+export const FIXED_ERROR_PNG: Buffer = solidPng(120, 20, [0xf8, 0xd7, 0xda]);
 
 const CONTENT: Record<ErrorImageFormat, string> = { png: 'image/png', svg: 'image/svg+xml', pdf: 'application/pdf' };
 
