@@ -15,7 +15,7 @@ import { setImageHeaders } from '../imageHeaders.js';
 import { ERROR_HEADER, quickChartErrors } from '../quickchartErrors.js';
 import { rateLimit } from '../rateLimit.js';
 import { route, type ErrorDoc, type RouteDescriptor } from '../route.js';
-import { imageContent, json, rateLimitHeaders, retryAfter, schemaRef } from '../routeDocs.js';
+import { imageContent, json, rateLimitHeaders, retryAfter } from '../routeDocs.js';
 import { quickChartBodySchema, quickChartCreatedSchema, quickChartQuerySchema, qrQuerySchema, templateQuerySchema } from '../schemas/quickchart.js';
 import { chartIdParam, shortChartHeaders } from '../schemas/shortCharts.js';
 import { sendServed } from './shortCharts.js';
@@ -135,7 +135,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         summary: 'Render and keep a chart behind a permanent /chart/render/{id} URL (API key required)',
         description: 'Counts as a generation, like POST /v1/chart/create; the stored chart is the same kind.',
       },
-      responses: { '200': json(schemaRef('QuickChartCreated'), 'Created.', rateLimitHeaders) },
+      responses: { '200': json(quickChartCreatedSchema, 'Created (X-RateLimit-* headers as on every keyed request).') },
       errors: chartErrors(false),
       handler: async (ctx, input) => {
         const chart = await d.quickchart.create(ctx.state.auth, input as QuickChartFields, clientSignal(ctx));

@@ -46,7 +46,6 @@ export const quickChartBodySchema = {
 
 /** 200 body of POST /chart/create. */
 export const quickChartCreatedSchema = {
-  $id: 'QuickChartCreated',
   type: 'object',
   required: ['success', 'url'],
   properties: {
