@@ -251,6 +251,23 @@ describe('QuickChart-compatible routes', function () {
       const url = ((await res.json()) as { url: string }).url;
       expect(size(await get(s, new URL(url).pathname))).to.deep.equal([200, 100]);
     });
+
+    it('the open endpoint takes width, height, backgroundColor and f beside w, h, bkg and format', async () => {
+      const a = await get(s, '/v1/open/chart', { c: JSON.stringify(V4), width: '90', height: '40', backgroundColor: 'white', f: 'png' });
+      expect(size(a)).to.deep.equal([90, 40]);
+      const conflict = await get(s, '/v1/open/chart', { c: JSON.stringify(V4), w: '90', width: '91' });
+      expect(conflict.status).to.equal(400);
+      expect(JSON.parse(conflict.body.toString('utf8'))).to.deep.include({ error: 'invalid_config' });
+    });
+
+    it('the automation endpoints take w, h, bkg and f too; a conflict is a 400', async () => {
+      const auth = { 'x-api-key': acct.api_key };
+      const res = await post(s.url, '/v1/zapier/bar-chart', { title: 'T', labels: 'a,b', values: '1,2', w: 150, h: '90', f: 'svg', bkg: 'white' }, auth);
+      expect(res.status).to.equal(201);
+      expect(await res.json()).to.deep.include({ width: 150, height: 90, format: 'svg' });
+      const conflict = await post(s.url, '/v1/zapier/bar-chart', { title: 'T', labels: 'a,b', values: '1,2', w: 150, width: 160 }, auth);
+      expect(conflict.status).to.equal(400);
+    });
   });
 });
 
