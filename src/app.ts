@@ -28,6 +28,7 @@ import { automationRoutes, type AutomationRouteDeps } from './http/routes/automa
 import { docsRoutes } from './http/routes/docs.js';
 import { accountRoutes, type AccountRouteDeps } from './http/routes/account.js';
 import { quickChartRoutes, type QuickChartRouteDeps } from './http/routes/quickchart.js';
+import { quickChartPathErrors } from './http/quickchartErrors.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -83,6 +84,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorMapper(deps.log));
   app.use(noRoute());
   app.use(requestAnalytics(deps.usage, deps.log));
+  // QuickChart's paths answer errors with images, also those of the query and body readers
+  app.use(quickChartPathErrors(deps));
   // before auth and routing: every reader of ctx.query gets one bounded, linear parse
   app.use(queryParser());
   app.use(jsonBody(deps.config.maxBodyBytes));

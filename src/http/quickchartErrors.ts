@@ -22,8 +22,26 @@ export function headerMessage(message: string): string {
 }
 
 function fieldsOf(ctx: Context): Record<string, unknown> {
-  const body = (ctx.request as { body?: unknown }).body;
-  return { ...ctx.query, ...(body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}) };
+  let body: unknown;
+  try {
+    body = (ctx.request as { body?: unknown }).body;
+  } catch {
+    // a malformed body throws when read: it is the error being answered
+  }
+  // read here, as this may run before the query parser did or after it refused (the URL's
+  // length is bounded by the server's header limit): only the format matters
+  const params = new URLSearchParams(ctx.querystring);
+  const query = { f: params.get('f') ?? undefined, format: params.get('format') ?? undefined };
+  return { ...query, ...(body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}) };
+}
+
+/** QuickChart's paths: their errors are images even when refused before routing (query, body). */
+export const QUICKCHART_PATHS = /^\/(?:chart(?:\/.*)?|qr)$/;
+
+/** quickChartErrors() for requests to QuickChart's paths; other paths pass untouched. */
+export function quickChartPathErrors(d: { errorImages: ErrorImageService; log: Logger }): Middleware {
+  const inner = quickChartErrors(d);
+  return (ctx, next) => (QUICKCHART_PATHS.test(ctx.path) ? inner(ctx, next) : next());
 }
 
 export function quickChartErrors(d: { errorImages: ErrorImageService; log: Logger }): Middleware {

@@ -128,6 +128,16 @@ describe('QuickChart-compatible routes', function () {
       expect((await get(s, '/chart', { ...k, c: '{type:', f: 'pdf' })).headers.get('content-type')).to.equal('application/pdf');
     });
 
+    it('refusals before routing are images too: a malformed body, too many query parameters', async () => {
+      const res = await fetch(`${s.url}/chart`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"c": ' });
+      expectErrorImage({ status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) }, 400, /./);
+      const many = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`p${i}`, '1']));
+      expectErrorImage(await get(s, '/chart', { ...many, f: 'svg' }), 400, /more than 100 parameters/, 'image/svg+xml');
+      // the /v1 routes keep their JSON errors
+      const v1 = await fetch(`${s.url}/v1/chart`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"c": ' });
+      expect(v1.headers.get('content-type')).to.match(/application\/json/);
+    });
+
     it('encoding=base64 carries the config base64-encoded', async () => {
       const a = await get(s, '/chart', { c: Buffer.from(V4_TEXT).toString('base64'), encoding: 'base64', v: '4', devicePixelRatio: '1', key: acct.api_key });
       const b = await get(s, '/chart', { c: V4_TEXT, v: '4', devicePixelRatio: '1', key: acct.api_key });
