@@ -75,7 +75,7 @@ export class QuickChartService {
     let base = rec.request;
     if (base.allowFunctions && !keyUsable) {
       // the key that stored this code was revoked or has expired: its code never runs again
-      if (base.configJs !== undefined || mayRunCallerCode(base)) throw notFound('this chart can no longer be rendered: the API key that created it was revoked or has expired');
+      if (mayRunCallerCode(base)) throw notFound('this chart can no longer be rendered: the API key that created it was revoked or has expired');
       base = { ...base, allowFunctions: false };
     }
     const plan = PLANS[account.plan];

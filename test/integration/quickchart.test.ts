@@ -200,6 +200,16 @@ describe('QuickChart-compatible routes', function () {
       expect(await usageCount(s, owner)).to.equal(before + 2);
     });
 
+    it("a JavaScript chart's variants stop once its key is revoked: its code never runs again", async () => {
+      const owner = await s.account('starter');
+      const js = "{type:'bar',data:{labels:['a'],datasets:[{data:[1]}]},options:{scales:{y:{ticks:{callback:function(v){return v+'%'}}}}}}";
+      const res = await post(s.url, '/chart/create', { chart: js, v: '4', width: 100, height: 60 }, { 'x-api-key': owner.api_key });
+      const path = new URL(((await res.json()) as { url: string }).url).pathname;
+      expect((await get(s, path, { title: 'before' })).status).to.equal(200);
+      await s.deps.accounts.revokeKey(owner.key_id);
+      expectErrorImage(await get(s, path, { title: 'after' }), 404, /revoked or has expired/);
+    });
+
     it('a bad override, an unknown chart and a missing key are QuickChart-style errors', async () => {
       const res = await post(s.url, '/chart/create', { chart: V4_TEXT, v: '4', width: 100, height: 60 }, { 'x-api-key': acct.api_key });
       const path = new URL(((await res.json()) as { url: string }).url).pathname;

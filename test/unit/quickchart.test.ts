@@ -22,6 +22,7 @@ import { parseQrQuery } from '../../src/chart/qr.js';
 import { errorLines, errorSvg, FIXED_ERROR_PNG } from '../../src/services/errorImages.js';
 import { headerMessage } from '../../src/http/quickchartErrors.js';
 import { templateVariant } from '../../src/services/quickchart.js';
+import { mayRunCallerCode } from '../../src/chart/callerCode.js';
 import { decodePng } from '../helpers/images.js';
 import { renderRequest } from '../helpers/requests.js';
 
@@ -203,6 +204,13 @@ describe('QuickChart template overrides', () => {
     expect(v).to.deep.include({ width: 800, height: 300, chartjs: 2, devicePixelRatio: 2 });
     expect((v.config as any).options.title.text).to.equal('T');
     expect(refusal(() => templateVariant(stored, parseTemplateOverrides({ width: '1500' })!, PLANS.starter)).code).to.equal('invalid_dimensions');
+  });
+});
+
+describe('stored JavaScript configs', () => {
+  it('count as caller code as a whole, so a revoked key never runs them again', () => {
+    expect(mayRunCallerCode(renderRequest({ config: {}, configJs: "{type:'bar'}" }))).to.equal(true);
+    expect(mayRunCallerCode(renderRequest({ config: {}, configJs: "{type:'bar'}", allowFunctions: false }))).to.equal(false);
   });
 });
 
