@@ -86,6 +86,24 @@ describe('Chart.js 2 and 3 beside 4', function () {
     expect([png.width, png.height]).to.deep.equal([1200, 800]);
   });
 
+  it('the watermark strip is drawn on Chart.js 2 and 3 as on 4', async () => {
+    for (const v of [2, 3, 4] as const) {
+      const cfg = { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1], backgroundColor: '#ff0000' }] }, options: v === 2 ? { legend: { display: false } } : { plugins: { legend: { display: false } } } };
+      const plain = decodePng(await render(req(cfg, { chartjs: v, watermark: null })));
+      const marked = decodePng(await render(req(cfg, { chartjs: v, watermark: 'chartshot TEST' })));
+      // the strip at the bottom: the plate behind the text is light, and the bar ends above it
+      let dark = 0;
+      for (let x = 380; x < 499; x++) for (let y = 288; y < 299; y++) if (pixel(marked, x, y)[0] < 128) dark++;
+      expect(dark, `Chart.js ${v}: watermark text`).to.be.greaterThan(10);
+      const barBottom = (img: ReturnType<typeof decodePng>) => {
+        let y = img.height - 1;
+        while (y > 0 && hex(pixel(img, 250, y)) !== '#ff0000') y--;
+        return y;
+      };
+      expect(barBottom(marked), `Chart.js ${v}: the plot ends above the strip`).to.be.lessThan(barBottom(plain));
+    }
+  });
+
   describe('JavaScript configs', () => {
     const JS_TICKS = "{ type: 'bar', data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'x', data: [3, 5, 4], backgroundColor: '#336699' }] }, options: { scales: { yAxes: [{ ticks: { beginAtZero: true, callback: function (v) { return '$' + v.toFixed(2); } } }] } } }";
 
