@@ -24,7 +24,7 @@
     var out = {};
     Object.keys(a).forEach(function (k) { out[k] = a[k]; });
     Object.keys(b).forEach(function (k) {
-      out[k] = k in out ? merge(out[k], b[k]) : b[k];
+      out[k] = Object.prototype.hasOwnProperty.call(out, k) ? merge(out[k], b[k]) : b[k];
     });
     return out;
   }

@@ -321,6 +321,9 @@ export class PagePool {
         if (next.version === version) found = next;
         else aside.push(next);
       }
+    } catch (err) {
+      this.putBack(first);
+      throw err;
     } finally {
       for (const rp of aside) this.putBack(rp);
     }
@@ -348,7 +351,8 @@ export class PagePool {
 
   /**
    * Pages of a version nobody asked for within idleMs go back to the default version, one at a
-   * time and only through a free slot of the gate, so no request ever waits for this.
+   * time, and only through a slot of the gate that is free while nobody waits: it never takes a
+   * page from a waiting request (one arriving meanwhile may wait for the switch, ~150 ms).
    */
   private async sweepVersions(idleMs: number): Promise<void> {
     if (this.closing || !this.pool) return;
