@@ -141,7 +141,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       rerender: { concurrency: Math.max(1, Math.floor(config.poolSize / 2)), renderTimeoutMs: config.renderTimeoutMs },
     });
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
-    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, clock });
+    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, usage, clock });
     const qr = new QrService();
     const errorImages = new ErrorImageService(renderer);
     const deps: Services = {

@@ -16,6 +16,7 @@ import type { OpenChartService } from './open.js';
 import type { ServedChart, ShortChart, ShortChartService } from './shortCharts.js';
 import { cacheTtlMs } from './shortCharts.js';
 import type { Clock } from '../clock.js';
+import type { UsageService } from './usage.js';
 
 const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
 
@@ -34,6 +35,8 @@ export interface QuickChartDeps {
   store: { readonly charts: ChartStore; readonly accounts: AccountStore; readonly keys: KeyStore };
   cache: ImageCache;
   metrics: Pick<ChartMetricsRecorder, 'hit' | 'rendered'>;
+  /** The owner's rate limit, which a new variant passes like any of the owner's renders. */
+  usage: Pick<UsageService, 'gate'>;
   clock: Clock;
 }
 
@@ -87,6 +90,8 @@ export class QuickChartService {
       return { image: hit.image, tier: hit.tier };
     }
     const auth: AuthContext = { account, key, plan };
+    // anyone holding the URL can ask for variants: they pass the owner's limits like the owner's own renders
+    await this.d.usage.gate(auth, () => {}, true);
     const image = await this.d.charts.generate(
       auth,
       {},

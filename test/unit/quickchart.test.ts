@@ -21,7 +21,9 @@ import { overrideConfig, overrideConfigJs, parseTemplateOverrides } from '../../
 import { parseQrQuery } from '../../src/chart/qr.js';
 import { errorLines, errorSvg, FIXED_ERROR_PNG } from '../../src/services/errorImages.js';
 import { headerMessage } from '../../src/http/quickchartErrors.js';
-import { templateVariant } from '../../src/services/quickchart.js';
+import { QuickChartService, templateVariant } from '../../src/services/quickchart.js';
+import { rateLimitExceeded } from '../../src/errors.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { mayRunCallerCode } from '../../src/chart/callerCode.js';
 import { decodePng } from '../helpers/images.js';
 import { renderRequest } from '../helpers/requests.js';
@@ -211,6 +213,40 @@ describe('stored JavaScript configs', () => {
   it('count as caller code as a whole, so a revoked key never runs them again', () => {
     expect(mayRunCallerCode(renderRequest({ config: {}, configJs: "{type:'bar'}" }))).to.equal(true);
     expect(mayRunCallerCode(renderRequest({ config: {}, configJs: "{type:'bar'}", allowFunctions: false }))).to.equal(false);
+  });
+});
+
+describe('template variants', () => {
+  it("a new variant passes the owner's rate limit before anything is drawn; the plain chart does not", async () => {
+    const calls: string[] = [];
+    const rec = { id: 'A'.repeat(22), accountId: 'acct_1', keyId: 'key_1', request: renderRequest(), digest: 'd', createdAt: 0 };
+    const svc = new QuickChartService({
+      charts: { generate: async () => (calls.push('generate'), null as never) },
+      shortCharts: { create: async () => null as never, serve: async () => (calls.push('serve'), null as never) },
+      open: { renderPrepared: async () => null as never },
+      store: {
+        charts: { find: async () => rec } as never,
+        accounts: { find: async () => ({ id: 'acct_1', plan: 'trial', status: 'active' }) } as never,
+        keys: { find: async () => ({ id: 'key_1', revokedAt: null, expiresAt: null, kind: 'trial' }) } as never,
+      },
+      cache: { get: async () => null } as never,
+      metrics: { hit: () => {}, rendered: () => {} },
+      usage: { gate: async () => (calls.push('gate'), Promise.reject(rateLimitExceeded(30))) },
+      clock: { now: () => 0 } as never,
+    });
+    const err = await svc.renderTemplate(rec.id, { title: 'x' }).catch((e: unknown) => e);
+    expect((err as AppError).code).to.equal('rate_limit_exceeded');
+    expect(calls).to.deep.equal(['gate']);
+    await svc.renderTemplate(rec.id, { ref: 'x' });
+    expect(calls).to.deep.equal(['gate', 'serve']);
+  });
+});
+
+describe('QUICKCHART_ANONYMOUS', () => {
+  it('is off by default, on with true, and a bad value stops the start', () => {
+    expect(loadConfig({}).quickchartAnonymous).to.equal(false);
+    expect(loadConfig({ QUICKCHART_ANONYMOUS: 'true' }).quickchartAnonymous).to.equal(true);
+    expect(() => loadConfig({ QUICKCHART_ANONYMOUS: 'maybe' })).to.throw(ConfigError, /QUICKCHART_ANONYMOUS/);
   });
 });
 

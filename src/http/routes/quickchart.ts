@@ -166,7 +166,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         '400': imageError('Invalid override.', ['invalid_input', 'invalid_dimensions']),
         '403': imageError("The chart's account is suspended: variants are disabled.", ['forbidden']),
         '404': imageError('No such chart.', ['not_found']),
-        '429': imageError("The owner's trial cap is reached.", ['trial_limit_reached'], retryAfter),
+        '429': imageError("A new variant would pass the owner's rate limit or trial cap.", ['rate_limit_exceeded', 'trial_limit_reached'], retryAfter),
         '500': imageError('Rendering failed.', ['internal_error', 'render_failed']),
         '503': imageError('Every renderer is busy.', ['service_unavailable'], retryAfter),
       },
