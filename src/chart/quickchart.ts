@@ -64,11 +64,12 @@ export function parseQuickChartFormat(v: unknown): 'png' | 'svg' | 'pdf' {
 
 /**
  * The plan's caps apply to the pixels produced: width x ratio by height x ratio. The CSS size
- * itself is checked by checkDimensions; this is the output.
+ * itself is checked by checkDimensions; this is the output. An SVG has no pixels to multiply:
+ * its callers pass ratio 1.
  */
 export function checkOutputPixels(width: number, height: number, ratio: number, plan: Plan): void {
-  const ow = Math.round(width * ratio);
-  const oh = Math.round(height * ratio);
+  const ow = Math.floor(width * ratio);
+  const oh = Math.floor(height * ratio);
   if (ow > plan.maxSide || oh > plan.maxSide || ow * oh > plan.maxPixels) {
     throw invalidDimensions(`the image would be ${ow}x${oh} pixels (width and height x devicePixelRatio ${ratio}); the ${plan.name} plan allows ${plan.maxSide} a side and ${plan.maxPixels} pixels`);
   }
@@ -219,8 +220,8 @@ export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller,
     caller.plan,
   );
   const ratio = parseDevicePixelRatio(f.devicePixelRatio, QUICKCHART_DEFAULTS.devicePixelRatio);
-  checkOutputPixels(width, height, ratio, caller.plan);
   const format = checkFormat(parseQuickChartFormat(pickAlias(fields, 'format', 'f')), caller.plan);
+  checkOutputPixels(width, height, format === 'svg' ? 1 : ratio, caller.plan);
   return {
     config: source.config ?? {},
     ...(source.configJs !== undefined ? { configJs: source.configJs } : {}),

@@ -79,7 +79,7 @@ export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: Gene
   const { width, height } = checkDimensions(pickAlias(fields, 'width', 'w'), pickAlias(fields, 'height', 'h'), auth.plan);
   const format = checkFormat(pickAlias(fields, 'format', 'f'), auth.plan);
   const ratio = parseDevicePixelRatio(f.devicePixelRatio, 1);
-  checkOutputPixels(width, height, ratio, auth.plan);
+  checkOutputPixels(width, height, format === 'svg' ? 1 : ratio, auth.plan);
   return {
     config,
     width,

@@ -118,7 +118,7 @@ export function templateVariant(base: RenderRequest, o: TemplateOverrides, plan:
   }
   if (o.width !== undefined || o.height !== undefined) {
     const { width, height } = checkDimensions(parseSide(o.width, 'width', base.width), parseSide(o.height, 'height', base.height), plan);
-    checkOutputPixels(width, height, base.devicePixelRatio ?? 1, plan);
+    checkOutputPixels(width, height, base.format === 'svg' ? 1 : (base.devicePixelRatio ?? 1), plan);
     req = { ...req, width, height };
   }
   if (o.backgroundColor !== undefined) req = { ...req, backgroundColor: checkColor(o.backgroundColor) };

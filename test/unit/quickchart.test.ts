@@ -94,6 +94,9 @@ describe('QuickChart parameters', () => {
     expect(req).to.deep.include({ width: 500, height: 300, devicePixelRatio: 2, chartjs: 2, backgroundColor: null, format: 'png', allowFunctions: true });
     expect(req.configJs).to.equal(undefined);
     expect(req.config).to.deep.equal({ type: 'bar', data: { labels: ['a', 'b'], datasets: [{ label: 'x', data: [1, 2] }] } });
+    // an SVG keeps its CSS size whatever the ratio: only PNG and PDF pixels are multiplied
+    expect(quickChartRequest({ c: BAR_JS, w: '1500', h: '1000', f: 'svg' }, keyed).width).to.equal(1500);
+    expect(refusal(() => quickChartRequest({ c: BAR_JS, w: '1500', h: '1000' }, keyed)).code).to.equal('invalid_dimensions');
     const other = quickChartRequest({ chart: BAR_JS, w: '200', height: 100, bkg: 'white', f: 'SVG', v: '4.4.1', devicePixelRatio: '1' }, keyed);
     expect(other).to.deep.include({ width: 200, height: 100, backgroundColor: 'white', format: 'svg', chartjs: 4, devicePixelRatio: 1 });
   });
