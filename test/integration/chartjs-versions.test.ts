@@ -6,6 +6,7 @@ import { createServer as createTcpServer, type Server as TcpServer } from 'node:
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, pixel } from '../helpers/images.js';
 import type { RenderRequest } from '../../src/chart/request.js';
+import { PDFDocument } from 'pdf-lib';
 import { AppError } from '../../src/errors.js';
 import { PagePool, type PageRequest, type PoolOptions } from '../../src/render/pool.js';
 import { loadConfig } from '../../src/config.js';
@@ -74,6 +75,14 @@ describe('Chart.js 2 and 3 beside 4', function () {
     }
     const odd = decodePng(await render(req(BAR2, { chartjs: 2, width: 333, height: 201, devicePixelRatio: 1.5 })));
     expect([odd.width, odd.height]).to.deep.equal([499, 301]);
+  });
+
+  it('a PDF at ratio 2 keeps a 500x300 page and embeds the 1000x600 image', async () => {
+    const body = await render(req(BAR2, { chartjs: 2, devicePixelRatio: 2, format: 'pdf' }));
+    expect((await PDFDocument.load(body)).getPage(0).getSize()).to.deep.equal({ width: 500, height: 300 });
+    const pdf = body.toString('latin1');
+    expect(pdf).to.match(/\/Width 1000/);
+    expect(pdf).to.match(/\/Height 600/);
   });
 
   it("the page's own ceiling holds at ratio 4: no side over 16384 pixels, no ratio over 4", async () => {
