@@ -10,6 +10,7 @@ import http from 'node:http';
 import { load, request, treeRssMb, type LoadResult } from './lib.js';
 import { compare, markdown } from './compare.js';
 import { sharedStoreRows } from './shared.js';
+import { versionBench, type VersionBench } from './versions.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startPool } from '../src/main.js';
@@ -239,6 +240,11 @@ async function main() {
       serviceToFloorRatioAtC4: Math.round((c4.perSecond / floorRate) * 100) / 100,
     };
     console.log(`in-page floor: bar png ${floorBar.toFixed(2)} ms, svg ${floorSvg.toFixed(2)} ms, 5k line ${floorLine.toFixed(1)} ms; ratio at c=4: ${(results.floor as { serviceToFloorRatioAtC4: number }).serviceToFloorRatioAtC4}`);
+
+    // Chart.js 2 at ratio 2 against Chart.js 4 at ratio 1, and the first request of a cold version
+    const v = await versionBench({ n: scale(300), coldSamples: QUICK ? 2 : 5 });
+    results.versions = v;
+    console.log(`v2 bar 1000x600 (ratio 2) / v4 bar 500x300 at 1 in flight: ${v.ratioP50}x by p50; cold version first request max ${v.coldFirstMs.max} ms`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -252,6 +258,10 @@ function finish(results: Record<string, unknown>, table: string): void {
   console.log(`\nload average (1, 5, 15 min) at start ${String(results.loadAverageAtStart)}, at end ${String(results.loadAverageAtEnd)}\n`);
   console.log(table);
   console.log('wrote bench/results.json');
+}
+
+function versionLine(v: VersionBench): string {
+  return `Chart.js 2 bar at device pixel ratio 2 (1000x600) against the Chart.js 4 bar at ratio 1 (500x300), 1 in flight through the pool: p50 ${v.v2Ratio2.p50Ms} ms vs ${v.v4Ratio1.p50Ms} ms (${v.ratioP50}x); the first request of a version no page had loaded: at most ${v.coldFirstMs.max} ms.`;
 }
 
 function updateReadme(r: Record<string, unknown>, peerTable: string): void {
@@ -274,6 +284,8 @@ function updateReadme(r: Record<string, unknown>, peerTable: string): void {
     `In-page floor (Chart.js build + draw + encode, timed in the page): bar PNG ${f.barPngMs?.toFixed(2)} ms, bar SVG ${f.barSvgMs?.toFixed(2)} ms, 5k-point line PNG ${f.bigLinePngMs?.toFixed(1)} ms; the floor allows ${f.barPngMaxPerSecondOnAllCores} bar PNG/s on ${CORES} cores, and the service reaches ${f.serviceToFloorRatioAtC4} of it at concurrency 4.`,
     '',
     `RSS of server + Chromium over ${rss.samples.at(-1)!.renders} renders (MiB): ${rss.samples.map((s) => s.rssMb).join(' → ')} (${rss.growthFrom1kPercent}% after the first 1,000).`,
+    '',
+    versionLine(r.versions as VersionBench),
     '',
     typeof sm === 'string' ? `Short charts: ${sm}.` : `GET /v1/chart/{id} at concurrency 32: memory tier ${sm.perSecond}/s (p50 ${sm.p50Ms} ms), persistent tier ${sp?.perSecond}/s (p50 ${sp?.p50Ms} ms).`,
     '',

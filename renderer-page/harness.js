@@ -3,14 +3,24 @@
 (function () {
   'use strict';
   var Chart = window.Chart;
-  var DataLabels = window.ChartDataLabels;
+  // The same harness serves each Chart.js major version (harness.html: 4, harness3.html, harness2.html)
+  // (Chart.js 2 has no Chart.version, nor Chart.register)
+  var MAJOR = !Chart ? 0 : typeof Chart.register !== 'function' ? 2 : parseInt(Chart.version, 10);
+  // Chart.js 2 plugins, taken back from global registration by v2-plugins.js
+  var V2_PLUGINS = MAJOR === 2 ? window.ChartshotV2Plugins || {} : null;
+  var DataLabels = V2_PLUGINS ? V2_PLUGINS.datalabels : window.ChartDataLabels;
+  var QuickChart = window.ChartshotQuickChart;
   var SvgContext = window.ChartshotSvgContext;
   var serializeSvg = window.ChartshotSerializeSvg;
   var pruneSvg = SvgContext && SvgContext.prototype.__prune;
   // without it every function counts as impure (a reset after each function render)
   var isPure = typeof window.ChartshotIsPure === 'function' ? window.ChartshotIsPure : function () { return false; };
   var MAX_DEPTH = 64;
+  // per side of the output image (width or height times the device pixel ratio)
   var MAX_SIDE = 16384;
+  var MAX_RATIO = 4;
+  // longest JavaScript config text evaluated (its request crossed CDP whole already)
+  var MAX_JS_CONFIG = 8 * 1024 * 1024;
   // Used when a request names no limit (the benchmark's floor): MAX_IMAGE_BYTES's default.
   var DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
 
@@ -109,9 +119,10 @@
 
   // The config was parsed from JSON in this page (or built by the protocol) for this render
   // alone, so it is cleaned in place: a copy of a 100,000-point dataset cost 8 ms and its garbage.
+  // A JavaScript config (st.jsConfig) keeps the functions it built and its strings stay strings.
   function cleanConfig(value, depth, st, role) {
     if (typeof value === 'string') {
-      if (st.allowFunctions && role !== 'text' && (value.indexOf('function') !== -1 || value.indexOf('=>') !== -1)) {
+      if (st.allowFunctions && !st.jsConfig && role !== 'text' && (value.indexOf('function') !== -1 || value.indexOf('=>') !== -1)) {
         var fn = revive(value, st);
         if (fn) {
           st.ranFunctions = true;
@@ -121,7 +132,7 @@
       return value;
     }
     if (value === null || typeof value !== 'object') {
-      return typeof value === 'function' ? undefined : value;
+      return typeof value === 'function' && !st.jsConfig ? undefined : value;
     }
     if (depth >= MAX_DEPTH) throw new Error('config is nested deeper than ' + MAX_DEPTH + ' levels');
     var i, v, w;
@@ -197,6 +208,7 @@
         var box = {
           position: 'bottom',
           fullSize: true,
+          fullWidth: true, // Chart.js 2's name
           // heavier than the legend (1000) and a bottom title (2000): the outermost box
           weight: 1000000,
           options: {},
@@ -255,14 +267,17 @@
   }
 
   function checkType(type, where) {
-    var items = Chart.registry && Chart.registry.controllers && Chart.registry.controllers.items;
+    var items = MAJOR === 2 ? Chart.controllers : Chart.registry && Chart.registry.controllers && Chart.registry.controllers.items;
     if (typeof type !== 'string' || !items || !Object.prototype.hasOwnProperty.call(items, type)) {
       var shown = typeof type === 'string' ? '"' + type.slice(0, 40) + '"' : typeof type;
       throw new Error('unsupported chart type ' + shown + where);
     }
   }
 
-  function prepare(cfg, req) {
+  function prepare(cfg, req, ratio) {
+    // QuickChart's defaults and special types, for the Chart.js 2 configs its users send
+    var wants = MAJOR === 2 ? QuickChart.applyV2(cfg) : null;
+    if (cfg.type === 'donut') cfg.type = 'doughnut';
     checkType(cfg.type, '');
     if (isObject(cfg.data) && Array.isArray(cfg.data.datasets)) {
       cfg.data.datasets.forEach(function (ds, i) {
@@ -274,9 +289,14 @@
     var o = cfg.options;
     o.responsive = false;
     o.animation = false;
-    o.devicePixelRatio = 1;
+    o.devicePixelRatio = ratio;
     var plugins = Array.isArray(cfg.plugins) ? cfg.plugins.filter(isObject) : [];
     if (DataLabels && wantsDataLabels(cfg)) plugins.push(DataLabels);
+    if (wants) {
+      if (wants.annotation && V2_PLUGINS.annotation) plugins.push(V2_PLUGINS.annotation);
+      if (wants.outlabels && V2_PLUGINS.outlabels) plugins.push(V2_PLUGINS.outlabels);
+      if (wants.doughnutlabel && V2_PLUGINS.doughnutlabel) plugins.push(V2_PLUGINS.doughnutlabel);
+    }
     if (req.backgroundColor !== null && req.backgroundColor !== undefined) {
       if (typeof req.backgroundColor !== 'string' || !isColor(req.backgroundColor)) {
         throw new Error('invalid backgroundColor');
@@ -326,7 +346,7 @@
   function dispose(chart, canvasKey) {
     var c = chart;
     if (!c && canvasKey) {
-      try { c = Chart.getChart(canvasKey); } catch (e) { c = null; }
+      try { c = typeof Chart.getChart === 'function' ? Chart.getChart(canvasKey) : v2ChartOf(canvasKey); } catch (e) { c = null; }
     }
     if (!c) return;
     try {
@@ -337,6 +357,13 @@
     }
   }
 
+  /** Chart.js 2 has no getChart: its instances by id. */
+  function v2ChartOf(canvas) {
+    var all = Chart.instances || {};
+    for (var id in all) if (all[id] && all[id].canvas === canvas) return all[id];
+    return null;
+  }
+
   // A fresh canvas costs about 1.5 ms (backing store) per 800x400 render: the last few sizes
   // keep theirs. ctx.reset() clears the bitmap and every bit of context state, so a reused
   // canvas draws exactly what a new one would (test/integration/fidelity.test.ts). Canvases
@@ -345,7 +372,14 @@
   var KEEP_MAX_PIXELS = 4000000;
   var canvases = [];
 
-  function canvasFor(width, height) {
+  function canvasFor(width, height, ratio) {
+    if (ratio !== 1) {
+      // Chart.js resizes a canvas it scales: kept canvases are all of ratio 1
+      var scaled = document.createElement('canvas');
+      scaled.width = width;
+      scaled.height = height;
+      return scaled;
+    }
     for (var i = 0; i < canvases.length; i++) {
       var c = canvases[i];
       if (c.width === width && c.height === height) {
@@ -375,12 +409,13 @@
     }
   }
 
-  function renderPng(cfg, width, height, handle, st) {
-    var canvas = canvasFor(width, height);
+  function renderPng(cfg, width, height, ratio, handle, st) {
+    var canvas = canvasFor(width, height, ratio);
     handle.key = canvas;
     handle.chart = new Chart(canvas, cfg);
     // caller code may resize the canvas it was given: the image has the size that was asked for
-    if (apply(canvasWidth, canvas, []) !== width || apply(canvasHeight, canvas, []) !== height) {
+    // (Chart.js scales the backing store by the ratio, rounding down, in every version)
+    if (apply(canvasWidth, canvas, []) !== Math.floor(width * ratio) || apply(canvasHeight, canvas, []) !== Math.floor(height * ratio)) {
       throw new Error('the canvas was resized during the render');
     }
     var url = apply(toDataURL, canvas, ['image/png']);
@@ -404,12 +439,13 @@
       getContext: function (type) { return type === '2d' ? ctx : null; },
       addEventListener: function () {},
       removeEventListener: function () {},
-      getAttribute: function () { return null; },
+      // Chart.js 2 reads the size from the attributes (and has no platform option)
+      getAttribute: function (name) { return name === 'width' ? String(width) : name === 'height' ? String(height) : null; },
       setAttribute: function () {},
       removeAttribute: function () {},
     };
     ctx.canvas = stand;
-    cfg.platform = Chart.BasicPlatform;
+    if (MAJOR !== 2) cfg.platform = Chart.BasicPlatform;
     handle.key = stand;
     handle.chart = new Chart(stand, cfg);
     try {
@@ -422,8 +458,29 @@
     return svg;
   }
 
+  /**
+   * A config given as JavaScript (an object literal, functions and all, as QuickChart clients
+   * send it): evaluated here, with QuickChart's helpers in scope. Caller code, as callbacks are:
+   * same lockdown, same render deadline, and the page is reset afterwards.
+   */
+  function evaluateConfig(source, width, height, st) {
+    if (!st.allowFunctions) throw new Error('a JavaScript config needs function support');
+    if (source.length > MAX_JS_CONFIG) throw new Error('the JavaScript config is over ' + MAX_JS_CONFIG + ' characters');
+    st.jsConfig = true;
+    st.ranFunctions = true;
+    st.impure = true;
+    var h = QuickChart.helpers(width, height);
+    var make;
+    try {
+      make = new Function('getGradientFill', 'getGradientFillHelper', 'pattern', 'Chart', 'return (' + source + '\n);');
+    } catch (e) {
+      throw new Error('the JavaScript config does not parse: ' + shortMessage(e));
+    }
+    return make(h.getGradientFill, h.getGradientFillHelper, h.pattern, Chart);
+  }
+
   function renderText(req, text, t0) {
-    var st = { allowFunctions: false, ranFunctions: false, impure: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
+    var st = { allowFunctions: false, jsConfig: false, ranFunctions: false, impure: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
     var handle = { chart: null, key: null };
     var result;
     try {
@@ -438,13 +495,26 @@
       var height = checkSide(req.height, 'height');
       var format = req.format === undefined ? 'png' : req.format;
       if (format !== 'png' && format !== 'svg') throw new Error('format must be png or svg');
-      // The Node side sends the config as JSON text (faster through CDP than an object).
-      if (text === null) throw new Error('the config could not be inflated');
-      var raw = typeof text === 'string' ? apply(jsonParse, JSON, [text]) : req.config;
-      var cfg = cleanConfig(raw, 0, st, 'root');
+      if (req.chartjs !== undefined && req.chartjs !== null && req.chartjs !== MAJOR) throw new Error('this page draws Chart.js ' + MAJOR);
+      var ratio = req.devicePixelRatio === undefined || req.devicePixelRatio === null ? 1 : req.devicePixelRatio;
+      if (typeof ratio !== 'number' || !(ratio >= 1 && ratio <= MAX_RATIO)) throw new Error('devicePixelRatio must be a number 1-' + MAX_RATIO);
+      // an SVG has no pixels to multiply: it keeps width x height
+      if (format === 'svg') ratio = 1;
+      if (Math.floor(width * ratio) > MAX_SIDE || Math.floor(height * ratio) > MAX_SIDE) {
+        throw new Error('the image would be over ' + MAX_SIDE + ' pixels a side');
+      }
+      var cfg;
+      if (typeof req.configJs === 'string') {
+        cfg = cleanConfig(evaluateConfig(req.configJs, width, height, st), 0, st, 'root');
+      } else {
+        // The Node side sends the config as JSON text (faster through CDP than an object).
+        if (text === null) throw new Error('the config could not be inflated');
+        var raw = typeof text === 'string' ? apply(jsonParse, JSON, [text]) : req.config;
+        cfg = cleanConfig(raw, 0, st, 'root');
+      }
       if (!isObject(cfg)) throw new Error('config must be an object');
-      prepare(cfg, req);
-      var data = format === 'svg' ? renderSvg(cfg, width, height, handle, st) : renderPng(cfg, width, height, handle, st);
+      prepare(cfg, req, ratio);
+      var data = format === 'svg' ? renderSvg(cfg, width, height, handle, st) : renderPng(cfg, width, height, ratio, handle, st);
       result = outcome(true);
       result.data = data;
       result.ms = 0;
@@ -530,15 +600,16 @@
   }
 
   // The renderer page's API, called by the Node side through CDP with one plain-data request:
-  //   window.chartshot.render({ configJson | configDeflated | config, width, height, format: 'png'|'svg',
-  //                             backgroundColor, allowFunctions, watermark, maxImageBytes })
+  //   window.chartshot.render({ configJson | configDeflated | config | configJs, width, height, format: 'png'|'svg',
+  //                             backgroundColor, allowFunctions, watermark, maxImageBytes, chartjs, devicePixelRatio })
   //     -> { ok: true, data, ms, ranFunctions, needsReset } | { ok: false, error, ranFunctions, needsReset, imageBytes? }
   //   (configJson: the config as JSON text; configDeflated: that text raw-deflated, as base64, and
-  //    the answer is then a promise)
+  //    the answer is then a promise; configJs: JavaScript text evaluated in the page, allowFunctions only)
+  //   (devicePixelRatio 1-4: a PNG is width x ratio by height x ratio pixels; an SVG keeps its size)
   //   (needsReset: caller code ran that might have changed the page: reset it before reuse)
   //   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
   //   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
-  var api = Object.freeze({ render: render, floor: floor, ready: !!(Chart && SvgContext && serializeSvg) });
+  var api = Object.freeze({ render: render, floor: floor, version: MAJOR, ready: !!(Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
   // read-only, but configurable so that loading the harness again in the same realm still works
   Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
   globalsAtLoad = ownNames(window).length;

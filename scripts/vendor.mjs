@@ -6,18 +6,31 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'renderer-page', 'vendor');
-mkdirSync(out, { recursive: true });
+for (const sub of ['v2', 'v3']) mkdirSync(join(out, sub), { recursive: true });
 
 const copies = {
   'chart.umd.js': 'node_modules/chart.js/dist/chart.umd.min.js',
   'chartjs-adapter-date-fns.js': 'node_modules/chartjs-adapter-date-fns/dist/chartjs-adapter-date-fns.bundle.min.js',
   'chartjs-plugin-datalabels.js': 'node_modules/chartjs-plugin-datalabels/dist/chartjs-plugin-datalabels.min.js',
   'chartjs-plugin-annotation.js': 'node_modules/chartjs-plugin-annotation/dist/chartjs-plugin-annotation.min.js',
+  // Chart.js 3.9.1 (harness3.html) shares the date-fns adapter and datalabels 2.x above
+  'v3/chart.js': 'node_modules/chartjs3/dist/chart.min.js',
+  'v3/chartjs-plugin-annotation.js': 'node_modules/chartjs-plugin-annotation-v3/dist/chartjs-plugin-annotation.min.js',
+  // Chart.js 2.9.4 (harness2.html): the bundle carries moment as its time adapter
+  'v2/chart.js': 'node_modules/chartjs2/dist/Chart.bundle.min.js',
+  'v2/chartjs-plugin-datalabels.js': 'node_modules/chartjs-plugin-datalabels-v2/dist/chartjs-plugin-datalabels.min.js',
+  'v2/chartjs-plugin-annotation.js': 'node_modules/chartjs-plugin-annotation-v2/chartjs-plugin-annotation.min.js',
+  'v2/chartjs-plugin-doughnutlabel.js': 'node_modules/chartjs-plugin-doughnutlabel/dist/chartjs-plugin-doughnutlabel.js',
+  'v2/chartjs-plugin-piechart-outlabels.js': 'node_modules/chartjs-plugin-piechart-outlabels/dist/chartjs-plugin-piechart-outlabels.min.js',
+  'v2/chartjs-chart-radial-gauge.js': 'node_modules/chartjs-chart-radial-gauge/build/Chart.RadialGauge.umd.min.js',
+  'v2/chartjs-chart-box-and-violin-plot.js': 'node_modules/chartjs-chart-box-and-violin-plot/build/Chart.BoxPlot.min.js',
 };
 for (const [name, from] of Object.entries(copies)) {
   const src = join(root, from);
   if (!existsSync(src)) throw new Error(`vendor: missing ${from} (run npm ci)`);
-  writeFileSync(join(out, name), readFileSync(src));
+  // CRLF as LF: the page's CSP pins each inlined script by the hash of its text as the HTML
+  // parser leaves it, and the parser turns CRLF into LF
+  writeFileSync(join(out, name), readFileSync(src, 'utf8').replace(/\r\n?/g, '\n'));
 }
 // svgcanvas ships CommonJS only: wrap it so the page gets a global `svgcanvas`.
 const svg = readFileSync(join(root, 'node_modules/svgcanvas/dist/svgcanvas.js'), 'utf8');

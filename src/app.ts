@@ -27,6 +27,8 @@ import { statusRoutes, type StatusRouteDeps } from './http/routes/status.js';
 import { automationRoutes, type AutomationRouteDeps } from './http/routes/automation.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { accountRoutes, type AccountRouteDeps } from './http/routes/account.js';
+import { quickChartRoutes, type QuickChartRouteDeps } from './http/routes/quickchart.js';
+import { quickChartPathErrors } from './http/quickchartErrors.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -35,7 +37,8 @@ export type AppDeps = ChartRouteDeps &
   ShortChartRouteDeps &
   StatusRouteDeps &
   AutomationRouteDeps &
-  AccountRouteDeps & {
+  AccountRouteDeps &
+  Omit<QuickChartRouteDeps, 'config' | 'accounts' | 'usage' | 'log'> & {
     config: Config;
     log: Logger;
     accounts: AccountService;
@@ -55,6 +58,7 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
     ...shortChartRoutes(deps),
     ...statusRoutes(deps),
     ...automationRoutes(deps),
+    ...quickChartRoutes(deps),
   ];
   return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account];
 }
@@ -80,6 +84,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorMapper(deps.log));
   app.use(noRoute());
   app.use(requestAnalytics(deps.usage, deps.log));
+  // QuickChart's paths answer errors with images, also those of the query and body readers
+  app.use(quickChartPathErrors(deps));
   // before auth and routing: every reader of ctx.query gets one bounded, linear parse
   app.use(queryParser());
   app.use(jsonBody(deps.config.maxBodyBytes));

@@ -39,6 +39,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Allow webhook targets on loopback, private and link-local addresses. */
   readonly webhookAllowPrivate: boolean;
+  /** QUICKCHART_ANONYMOUS: keyless requests on /chart get the open endpoint's protections instead of 401. */
+  readonly quickchartAnonymous: boolean;
   /** DATABASE_URL: the shared PostgreSQL store; null = SQLite in dataDir. */
   readonly databaseUrl: string | null;
   /** REDIS_URL: counters, windows, leases, coalescing and the hot image tier across instances. */
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     buildHash: env.BUILD_HASH?.trim() || readBuildHash(),
     metricsToken: metricsToken(env),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    quickchartAnonymous: bool(env, 'QUICKCHART_ANONYMOUS', false),
     ...sharedState(env),
   });
 }

@@ -28,6 +28,9 @@ import type { RequestObserver } from './http/requestMetrics.js';
 import { withFastPath } from './http/fastPath.js';
 import { addressHash } from './services/credentials.js';
 import type { OpenRenderWindows } from './store/types.js';
+import { QuickChartService } from './services/quickchart.js';
+import { QrService } from './services/qr.js';
+import { ErrorImageService } from './services/errorImages.js';
 
 /** The open endpoint's windows, stored under a keyed hash of the client, never its address. */
 function keyedWindows(windows: OpenRenderWindows, masterKey: Buffer): OpenRenderWindows {
@@ -58,6 +61,9 @@ export interface Services {
   billing: BillingService;
   trials: TrialService;
   outbox: OutboxWorker;
+  quickchart: QuickChartService;
+  qr: QrService;
+  errorImages: ErrorImageService;
 }
 
 export interface Running {
@@ -127,14 +133,21 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       cacheMaxBytes: config.openCacheMaxBytes,
       flights: redis?.flights,
     });
+    const chartMetrics = new ChartMetricsRecorder(store.chartMetrics, log);
     const shortCharts = new ShortChartService({
       charts, renderer, store, cache: imageCache, clock, publicBaseUrl: config.publicBaseUrl,
-      metrics: new ChartMetricsRecorder(store.chartMetrics, log), log, flights: redis?.flights,
+      metrics: chartMetrics, log, flights: redis?.flights,
       // re-renders of stored charts may hold at most half the pool: paid renders keep the rest
       rerender: { concurrency: Math.max(1, Math.floor(config.poolSize / 2)), renderTimeoutMs: config.renderTimeoutMs },
     });
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
-    const deps: Services = { config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox };
+    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, usage, clock });
+    const qr = new QrService();
+    const errorImages = new ErrorImageService(renderer);
+    const deps: Services = {
+      config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
+      quickchart, qr, errorImages,
+    };
     const app = createApp(deps);
     const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy }, app.callback()));
     server.keepAliveTimeout = 65_000;

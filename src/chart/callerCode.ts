@@ -7,6 +7,8 @@ import type { RenderRequest } from './request.js';
 // string anywhere, labels and data included.
 export function mayRunCallerCode(req: RenderRequest): boolean {
   if (!req.allowFunctions) return false;
+  // a JavaScript config is code as a whole
+  if (req.configJs !== undefined) return true;
   // Iterative: a stored config is depth-limited at creation, but this must not trust that.
   const stack: unknown[] = [req.config];
   while (stack.length > 0) {

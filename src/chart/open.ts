@@ -8,6 +8,7 @@ import { nestingDepth } from './jsonDepth.js';
 import { AppError, configTooLarge, invalidConfig, urlTooLong } from '../errors.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
+import { pickAlias } from './quickchart.js';
 import { checkColor, parseChartConfig, rememberConfigJson, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
 
 export const OPEN_LIMITS = Object.freeze({
@@ -35,6 +36,11 @@ export interface OpenChartQuery {
   h?: number | string;
   format?: string;
   bkg?: string;
+  /** The long names, aliases of w, h, bkg and format. */
+  width?: number | string;
+  height?: number | string;
+  backgroundColor?: string;
+  f?: string;
 }
 
 export interface OpenRequest {
@@ -75,13 +81,14 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
   // every option Chart.js or a plugin loops over, and every data form, within its cap
   const overCap = findCapViolation(config);
   if (overCap) throw invalidConfig(overCap);
-  const width = side(q.w, 'w', OPEN_LIMITS.defaultWidth);
-  const height = side(q.h, 'h', OPEN_LIMITS.defaultHeight);
-  const format = q.format === undefined || q.format === '' ? 'png' : q.format;
+  const named = aliasesResolved(q);
+  const width = side(named.w, 'w', OPEN_LIMITS.defaultWidth);
+  const height = side(named.h, 'h', OPEN_LIMITS.defaultHeight);
+  const format = named.format === undefined || named.format === '' ? 'png' : named.format;
   if (format !== 'png' && format !== 'svg') throw invalidConfig('format must be png or svg');
   let backgroundColor: string | null;
   try {
-    backgroundColor = checkColor(q.bkg, 'bkg') ?? OPEN_LIMITS.defaultBackground;
+    backgroundColor = checkColor(named.bkg, 'bkg') ?? OPEN_LIMITS.defaultBackground;
   } catch (err) {
     throw asInvalidConfig(err);
   }
@@ -89,6 +96,21 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
     config,
     render: { config, width, height, format, backgroundColor, allowFunctions: false, watermark: SERVICE_NAME },
   };
+}
+
+/** w, h, bkg and format, each given under its short or its long name (both, differing: invalid_config). */
+function aliasesResolved(q: OpenChartQuery): Pick<OpenChartQuery, 'w' | 'h' | 'bkg' | 'format'> {
+  const fields = q as Record<string, unknown>;
+  try {
+    return {
+      w: pickAlias(fields, 'w', 'width') as OpenChartQuery['w'],
+      h: pickAlias(fields, 'h', 'height') as OpenChartQuery['h'],
+      bkg: pickAlias(fields, 'bkg', 'backgroundColor') as OpenChartQuery['bkg'],
+      format: pickAlias(fields, 'format', 'f') as OpenChartQuery['format'],
+    };
+  } catch (err) {
+    throw asInvalidConfig(err);
+  }
 }
 
 /** Nesting the gate allows (it counts the config object as level 1). */

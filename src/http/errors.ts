@@ -31,7 +31,8 @@ function storageFailure(err: unknown): string | null {
   return err instanceof StorageError ? describeStorageFailure(err) : null;
 }
 
-function toAppError(err: unknown): AppError {
+/** Any thrown value as the AppError it is answered with (unknown errors: 500 internal_error). */
+export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as { status?: number; expose?: boolean; message?: string };
   // Koa's own client errors (e.g. malformed URL) carry status < 500 and expose = true.

@@ -58,7 +58,7 @@ function errorResponse(e: ErrorDoc): Json {
   return {
     description: `${e.description} Codes: ${e.codes.join(', ')}.`,
     ...(e.headers && Object.keys(e.headers).length ? { headers: e.headers } : {}),
-    content: {
+    content: e.content ?? {
       'application/json': {
         schema: { allOf: [schemaRef('ErrorObject'), { properties: { error: { enum: [...e.codes] } } }] },
       },

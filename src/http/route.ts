@@ -38,6 +38,8 @@ export interface ErrorDoc {
   description: string;
   codes: readonly ErrorCode[];
   headers?: Json;
+  /** The body when it is not the error object (e.g. an image of the message). */
+  content?: Json;
 }
 export interface ParamDoc {
   description: string;

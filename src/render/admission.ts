@@ -237,6 +237,14 @@ export class AdmissionGate {
     });
   }
 
+  /** Takes a slot only when one is free and nobody waits: for background work (a page switched
+   *  back to the default Chart.js version), which must never delay a request. Paired with leave(). */
+  tryEnter(): boolean {
+    if (this.free <= 0 || this.queue.size > 0) return false;
+    this.free--;
+    return true;
+  }
+
   /** Gives a slot back after holding it heldMs (undefined: not a sample); the next waiter
    *  (round-robin) gets it. */
   leave(heldMs?: number): void {

@@ -8,6 +8,15 @@ import { fileURLToPath } from 'node:url';
 export const HARNESS_ORIGIN = 'http://renderer.chartshot.invalid';
 export const HARNESS_URL = `${HARNESS_ORIGIN}/harness.html`;
 
+/** A Chart.js major version a page can draw with. */
+export type ChartjsVersion = 2 | 3 | 4;
+export const CHARTJS_VERSIONS: readonly ChartjsVersion[] = [4, 3, 2];
+/** One harness page per Chart.js major version, each with the plugins made for it. */
+export const HARNESS_PAGES: Readonly<Record<ChartjsVersion, string>> = { 4: '/harness.html', 3: '/harness3.html', 2: '/harness2.html' };
+export function harnessUrl(version: ChartjsVersion): string {
+  return HARNESS_ORIGIN + HARNESS_PAGES[version];
+}
+
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'application/javascript; charset=utf-8',
@@ -27,7 +36,7 @@ export function defaultHarnessDir(): string {
 
 export function loadHarnessFiles(dir = defaultHarnessDir()): Map<string, HarnessFile> {
   if (!existsSync(join(dir, 'harness.html'))) throw new Error(`renderer page missing: ${dir}/harness.html`);
-  if (!existsSync(join(dir, 'vendor', 'chart.umd.js'))) {
+  if (!existsSync(join(dir, 'vendor', 'chart.umd.js')) || !existsSync(join(dir, 'vendor', 'v2', 'chart.js'))) {
     throw new Error(`renderer-page/vendor is missing: run "npm run build" (scripts/vendor.mjs)`);
   }
   const files = new Map<string, HarnessFile>();
@@ -42,8 +51,11 @@ export function loadHarnessFiles(dir = defaultHarnessDir()): Map<string, Harness
     }
   };
   walk(dir);
-  const html = files.get('/harness.html')!;
-  files.set('/harness.html', { contentType: html.contentType, body: Buffer.from(inlineScripts(html.body.toString('utf8'), files), 'utf8') });
+  for (const page of Object.values(HARNESS_PAGES)) {
+    const html = files.get(page);
+    if (!html) throw new Error(`renderer page missing: ${dir}${page}`);
+    files.set(page, { contentType: html.contentType, body: Buffer.from(inlineScripts(html.body.toString('utf8'), files), 'utf8') });
+  }
   return files;
 }
 

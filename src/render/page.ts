@@ -3,7 +3,7 @@
 import type { BrowserContext, CDPSession, Page, Protocol } from 'puppeteer-core';
 import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
-import { HARNESS_ORIGIN, HARNESS_URL } from './harness.js';
+import { HARNESS_ORIGIN, harnessUrl, type ChartjsVersion } from './harness.js';
 
 export interface PageRequest {
   config: Record<string, unknown>;
@@ -122,6 +122,8 @@ export class RenderPage {
   renders = 0;
   dead = false;
   windowId = '';
+  /** The Chart.js major version of the harness loaded (pool.ts switches pages between versions). */
+  version: ChartjsVersion = 4;
   /** Rejects when the page's renderer crashes or the page closes: raced against every render. */
   readonly crashed: Promise<never>;
   private failCrashed!: (e: Error) => void;
@@ -163,8 +165,10 @@ export class RenderPage {
    * script keeps its main thread busy (a timer looping after the render returned) cannot
    * navigate, and is better replaced than waited for.
    */
-  async load(deadlineMs: number, reset: boolean): Promise<void> {
-    await withDeadline(this.page.goto(HARNESS_URL, { waitUntil: 'load' }), deadlineMs, 'harness load');
+  async load(deadlineMs: number, reset: boolean, version: ChartjsVersion = this.version): Promise<void> {
+    // a failed load leaves the page unusable: it is destroyed, never used with another version's page
+    await withDeadline(this.page.goto(harnessUrl(version), { waitUntil: 'load' }), deadlineMs, 'harness load');
+    this.version = version;
     // After the navigation, so nothing the previous document ran (timers, unload handlers) can
     // write again: IndexedDB, Cache Storage, service workers, cookies of the page's own context
     // (a new page's context is empty). About 5 ms.
@@ -183,7 +187,9 @@ export class RenderPage {
     // document runs only the harness yet, so these are the browser's own functions.
     const res = (await this.cdp.send('Runtime.evaluate', {
       expression:
-        "(function () { localStorage.clear(); sessionStorage.clear(); window.name = ''; return window.chartshot && window.chartshot.ready === true ? window : null; })()",
+        "(function () { localStorage.clear(); sessionStorage.clear(); window.name = ''; return window.chartshot && window.chartshot.ready === true && window.chartshot.version === " +
+        String(version) +
+        ' ? window : null; })()',
     })) as { result: { objectId?: string } };
     if (!res.result.objectId) throw new Error('harness did not become ready');
     this.windowId = res.result.objectId;

@@ -4,7 +4,7 @@ import genericPool, { type Pool } from 'generic-pool';
 import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser, type SandboxMode } from './browser.js';
 import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admission.js';
-import { HARNESS_ORIGIN, loadHarnessFiles, type HarnessFile } from './harness.js';
+import { CHARTJS_VERSIONS, HARNESS_ORIGIN, loadHarnessFiles, type ChartjsVersion, type HarnessFile } from './harness.js';
 import { RenderError, RenderPage, WARMUP, quietDomains, sleep, toWire, withDeadline, type PageRequest, type PageResult } from './page.js';
 import { DocumentPrinter } from './printer.js';
 import type { Logger } from '../log.js';
@@ -25,7 +25,14 @@ export interface PoolOptions {
   maxPrintQueue?: number;
   /** Config texts from this length on cross CDP deflated (default DEFLATE_FROM). */
   deflateFrom?: number;
+  /** Pages of Chart.js 2 or 3 go back to Chart.js 4 once their version had no request for this
+   *  long (default VERSION_IDLE_MS). */
+  versionIdleMs?: number;
 }
+
+/** Chart.js 4 is what a page loads first, and where an idle page of another version returns. */
+export const DEFAULT_CHARTJS: ChartjsVersion = 4;
+export const VERSION_IDLE_MS = 60000;
 
 export interface PoolStats {
   size: number;
@@ -49,6 +56,10 @@ export interface PoolStats {
   renderer?: RendererInfo;
   /** Document prints (invoice PDFs) running and waiting, and how many ran. */
   prints?: { running: number; waiting: number; printed: number };
+  /** Live pages per Chart.js major version. */
+  versions?: Record<ChartjsVersion, number>;
+  /** Pages loaded with another Chart.js version's harness (both ways). */
+  versionSwitches?: number;
 }
 
 export interface RendererInfo {
@@ -72,7 +83,7 @@ export class PagePool {
   private launching: Promise<LaunchedBrowser> | null = null;
   private closing = false;
   private nextPageId = 1;
-  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0, renders: 0, pageResets: 0 };
+  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0, renders: 0, pageResets: 0, versionSwitches: 0 };
   /**
    * Who may lease a page next. generic-pool's own queue is strictly FIFO and only refuses when
    * full or when the wait ran out; the gate in front of it holds one slot per page, serves
@@ -89,6 +100,11 @@ export class PagePool {
   private sandboxMode: SandboxMode | undefined;
   private chromiumUid = -1;
   private readonly livePages = new Set<RenderPage>();
+  /** Pages out of generic-pool (leased, being reset or switched); the rest of livePages is idle. */
+  private readonly leased = new Set<RenderPage>();
+  /** When each Chart.js version was last asked for (performance.now()). */
+  private readonly lastAsked = new Map<ChartjsVersion, number>();
+  private sweepTimer: NodeJS.Timeout | undefined;
   /** Profile directories of every browser this pool launched (tests look for leftovers). */
   readonly profiles: string[] = [];
 
@@ -132,6 +148,9 @@ export class PagePool {
       if (Date.now() > deadline) throw new Error('pool did not fill within 60 s');
       await sleep(20);
     }
+    const idleMs = this.opts.versionIdleMs ?? VERSION_IDLE_MS;
+    this.sweepTimer = setInterval(() => void this.sweepVersions(idleMs), Math.max(250, idleMs / 4));
+    this.sweepTimer.unref();
   }
 
   private browser(): Promise<LaunchedBrowser> {
@@ -229,6 +248,7 @@ export class PagePool {
 
   private async destroyPage(rp: RenderPage): Promise<void> {
     this.livePages.delete(rp);
+    this.leased.delete(rp);
     this.counters.pagesDestroyed++;
     rp.markDead('destroyed');
     try {
@@ -244,7 +264,7 @@ export class PagePool {
    * when no page comes (generic-pool's acquire timeout: the pool is refilling after a crash).
    * A request whose `signal` aborts while it waits leaves the queue and takes no page.
    */
-  private async acquire(owner: string, signal?: AbortSignal): Promise<RenderPage> {
+  private async acquire(owner: string, signal?: AbortSignal, version: ChartjsVersion = DEFAULT_CHARTJS): Promise<RenderPage> {
     if (this.closing) throw new RenderError('busy', 'shutting down');
     const wait = this.gate.enter(owner, signal);
     if (wait) {
@@ -260,7 +280,7 @@ export class PagePool {
     let rp: RenderPage;
     try {
       if (this.closing) throw new Error('shutting down');
-      rp = await this.pool.acquire();
+      rp = await this.takePage(version);
     } catch (err) {
       this.gate.leave();
       this.counters.queueRejections++;
@@ -275,17 +295,101 @@ export class PagePool {
     return rp;
   }
 
+  private idleOf(version: ChartjsVersion): number {
+    let n = 0;
+    for (const rp of this.livePages) if (rp.version === version && !rp.dead && !this.leased.has(rp)) n++;
+    return n;
+  }
+
+  /**
+   * A page from generic-pool, of `version` when an idle one exists. generic-pool hands out the
+   * page returned last and cannot be asked for a kind: while an idle page of the version is
+   * still in it, the pages handed out first are held aside and given back at once (a few ms,
+   * and only when versions are mixed). Otherwise the first page is returned as it is and
+   * render() loads the version's harness on it.
+   */
+  private async takePage(version: ChartjsVersion): Promise<RenderPage> {
+    const first = await this.pool.acquire();
+    this.leased.add(first);
+    if (first.version === version) return first;
+    const aside: RenderPage[] = [];
+    let found: RenderPage | undefined;
+    try {
+      while (!found && this.idleOf(version) > 0 && this.pool.available > 0) {
+        const next = await this.pool.acquire();
+        this.leased.add(next);
+        if (next.version === version) found = next;
+        else aside.push(next);
+      }
+    } catch (err) {
+      this.putBack(first);
+      throw err;
+    } finally {
+      for (const rp of aside) this.putBack(rp);
+    }
+    if (!found) return first;
+    this.putBack(first);
+    return found;
+  }
+
+  /** A page taken from generic-pool but not used: back at once, with no reset. */
+  private putBack(rp: RenderPage): void {
+    this.leased.delete(rp);
+    void this.pool.release(rp).catch(() => {});
+  }
+
+  /** Loads `version`'s harness on a page of another version (a clean page: no storage to wipe). */
+  private async switchVersion(rp: RenderPage, version: ChartjsVersion): Promise<void> {
+    this.counters.versionSwitches++;
+    try {
+      await rp.load(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), false, version);
+    } catch (err) {
+      rp.markDead('version switch failed');
+      throw new RenderError('crash', `the Chart.js ${version} page did not load: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * Pages of a version nobody asked for within idleMs go back to the default version, one at a
+   * time, and only through a slot of the gate that is free while nobody waits: it never takes a
+   * page from a waiting request (one arriving meanwhile may wait for the switch, ~150 ms).
+   */
+  private async sweepVersions(idleMs: number): Promise<void> {
+    if (this.closing || !this.pool) return;
+    const now = performance.now();
+    for (const v of CHARTJS_VERSIONS) {
+      if (v === DEFAULT_CHARTJS || now - (this.lastAsked.get(v) ?? -Infinity) < idleMs || this.idleOf(v) === 0) continue;
+      if (!this.gate.tryEnter()) return;
+      let rp: RenderPage | undefined;
+      try {
+        rp = await this.takePage(v);
+        if (rp.version === v) await this.switchVersion(rp, DEFAULT_CHARTJS);
+      } catch (err) {
+        if (!rp) {
+          this.gate.leave();
+          return;
+        }
+        this.log.warn({ err }, 'switching a page back to the default Chart.js version failed');
+      }
+      if (rp) void this.giveBack(rp, false, undefined);
+      return;
+    }
+  }
+
   /**
    * Renders on a leased page; the page is given back (or replaced) without delaying the caller.
    * `owner` (an account, a client address) is whom the admission queue keeps fair between;
    * `signal` (the client's connection) takes the request out of the queue when it aborts.
    */
   async render(req: PageRequest, owner = '', signal?: AbortSignal): Promise<PageResult> {
+    const version = req.chartjs ?? DEFAULT_CHARTJS;
+    this.lastAsked.set(version, performance.now());
     const wire = await toWire(req, this.opts.deflateFrom);
-    const rp = await this.acquire(owner, signal);
+    const rp = await this.acquire(owner, signal, version);
     const leased = performance.now();
     let reset = true;
     try {
+      if (rp.version !== version) await this.switchVersion(rp, version);
       this.counters.renders++;
       const res = await rp.render(wire);
       rp.renders++;
@@ -300,8 +404,10 @@ export class PagePool {
 
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
   async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
-    const rp = await this.acquire('');
+    const version = req.chartjs ?? DEFAULT_CHARTJS;
+    const rp = await this.acquire('', undefined, version);
     try {
+      if (rp.version !== version) await this.switchVersion(rp, version);
       return await rp.floor(req, n);
     } finally {
       // n renders in one lease: not a sample of the usual hold time
@@ -333,6 +439,7 @@ export class PagePool {
           return;
         }
       }
+      this.leased.delete(rp);
       await this.pool.release(rp);
     } catch (err) {
       this.log.error({ err }, 'returning a page to the pool failed');
@@ -353,7 +460,14 @@ export class PagePool {
       admission: this.gate.stats(),
       ...(this.sandboxMode && { renderer: this.rendererInfo() }),
       prints: this.printer.stats(),
+      versions: this.versionCounts(),
     };
+  }
+
+  private versionCounts(): Record<ChartjsVersion, number> {
+    const out: Record<ChartjsVersion, number> = { 2: 0, 3: 0, 4: 0 };
+    for (const rp of this.livePages) if (!rp.dead) out[rp.version]++;
+    return out;
   }
 
   private rendererInfo(): RendererInfo {
@@ -368,6 +482,7 @@ export class PagePool {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    clearInterval(this.sweepTimer);
     // Whoever still waits for a page gets a clean 503 now rather than a drained pool later.
     this.gate.close();
     this.printer.close();

@@ -1,6 +1,7 @@
 // Chart use cases for authenticated callers: normalise the request against the caller's
 // plan, render, and count the generation.
 import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
+import { checkOutputPixels, parseDevicePixelRatio, pickAlias } from '../chart/quickchart.js';
 import { forbidden } from '../errors.js';
 import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
@@ -13,6 +14,11 @@ export interface ChartFields {
   width?: unknown;
   height?: unknown;
   backgroundColor?: unknown;
+  w?: unknown;
+  h?: unknown;
+  f?: unknown;
+  bkg?: unknown;
+  devicePixelRatio?: unknown;
 }
 
 export interface GenerationOutcome {
@@ -62,20 +68,28 @@ export interface GenerateOptions {
   allowFunctions?: boolean;
   /** Aborts when the client goes away: a request still queued for a page leaves the queue. */
   signal?: AbortSignal;
+  /** Builds the request from the caller instead of buildRenderRequest (QuickChart's vocabulary, template variants). */
+  request?: (auth: AuthContext) => RenderRequest;
 }
 
 export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: GenerateOptions = {}): RenderRequest {
-  const config = parseChartConfig(f.chart ?? f.c, f.chart !== undefined ? 'chart' : 'c');
-  const { width, height } = checkDimensions(f.width, f.height, auth.plan);
-  const format = checkFormat(f.format, auth.plan);
+  const fields = f as Record<string, unknown>;
+  const chart = pickAlias(fields, 'chart', 'c');
+  const config = parseChartConfig(chart, f.chart !== undefined ? 'chart' : 'c');
+  const { width, height } = checkDimensions(pickAlias(fields, 'width', 'w'), pickAlias(fields, 'height', 'h'), auth.plan);
+  const format = checkFormat(pickAlias(fields, 'format', 'f'), auth.plan);
+  const ratio = parseDevicePixelRatio(f.devicePixelRatio, 1);
+  checkOutputPixels(width, height, format === 'svg' ? 1 : ratio, auth.plan);
   return {
     config,
     width,
     height,
     format,
-    backgroundColor: checkColor(f.backgroundColor),
+    backgroundColor: checkColor(pickAlias(fields, 'backgroundColor', 'bkg')),
     allowFunctions: opts.allowFunctions ?? true,
     watermark: auth.key.kind === 'test' ? `${SERVICE_NAME} TEST` : null,
+    // absent at 1: the digest of today's requests stays what it was
+    ...(ratio !== 1 ? { devicePixelRatio: ratio } : {}),
   };
 }
 
@@ -103,7 +117,7 @@ export class ChartService {
     opts: GenerateOptions = {},
   ): Promise<T> {
     if (auth.account.status !== 'active') throw forbidden(`account is ${auth.account.status}: new charts are disabled`);
-    const req = buildRenderRequest(auth, fields, opts);
+    const req = opts.request ? opts.request(auth) : buildRenderRequest(auth, fields, opts);
     const ticket = await this.usage.admit(auth);
     let kept: T;
     let img: RenderedImage;

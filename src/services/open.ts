@@ -116,6 +116,24 @@ export class OpenChartService {
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
   }
 
+  /**
+   * A request normalised elsewhere (keyless QuickChart-style /chart when the operator allows it):
+   * the same cache, per-address window and fair queue as render(), without the playground link.
+   */
+  async renderPrepared(req: RenderRequest, clientIp: string, signal?: AbortSignal): Promise<Omit<OpenImage, 'editUrl'>> {
+    const digest = requestDigest(req);
+    const key = `open:${digest}`;
+    const hit = await this.cache.get(key);
+    if (hit) {
+      const { body, contentType, etag } = hit.image;
+      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge' };
+    }
+    const client = clientKey(clientIp);
+    if (!this.pending.has(key)) await this.admit(client);
+    const { value: image } = await this.pending.join(key, (abort) => this.start(key, req, renderOwner.address(client), digest, abort), signal);
+    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss' };
+  }
+
   /** A cache hit of a request target answered before, from the memory tier, or null (ask render()). */
   serveFromMemory(target: string): OpenImage | null {
     const known = this.admitted.get(target);

@@ -159,8 +159,11 @@ export class ShortChartService {
     this.busyRetryS = Math.max(1, Math.ceil(r.renderTimeoutMs / 1000));
   }
 
-  /** POST /v1/chart/create: one generation; the request is kept with the creator's permissions. */
-  async create(auth: AuthContext, fields: ChartFields, opts: GenerateOptions = {}): Promise<ShortChart> {
+  /**
+   * POST /v1/chart/create: one generation; the request is kept with the creator's permissions.
+   * `urlPath`: where the returned URL serves it (/chart/render/ for QuickChart's clients).
+   */
+  async create(auth: AuthContext, fields: ChartFields, opts: GenerateOptions = {}, urlPath = '/v1/chart/'): Promise<ShortChart> {
     const started = performance.now();
     return this.d.charts.generate(auth, fields, async (req, img, counted) => {
       const id = newChartId();
@@ -173,7 +176,7 @@ export class ShortChartService {
       this.d.cache.remember(key, image);
       // A create that joined an identical render in flight waited about as long as it took.
       this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
-      return { id, url: `${this.d.publicBaseUrl}/v1/chart/${id}` };
+      return { id, url: `${this.d.publicBaseUrl}${urlPath}${id}` };
     }, opts);
   }
 

@@ -146,6 +146,20 @@ describe('AdmissionGate', () => {
     return rejection(p!, AdmissionRefused);
   };
 
+  it('tryEnter takes a slot only when one is free and nobody waits', async () => {
+    const g = new AdmissionGate({ slots: 1, maxQueue: 10, maxWaitMs: 1000, initialHoldMs: 10 });
+    expect(g.tryEnter()).to.equal(true);
+    expect(g.tryEnter()).to.equal(false);
+    const waiting = g.enter('a');
+    expect(waiting).to.be.instanceOf(Promise);
+    g.leave();
+    await waiting;
+    // the slot went to the waiter, not to background work
+    expect(g.tryEnter()).to.equal(false);
+    g.leave();
+    expect(g.tryEnter()).to.equal(true);
+  });
+
   it('grants free slots at once without a promise, then queues', async () => {
     const g = new AdmissionGate({ slots: 2, maxQueue: 10, maxWaitMs: 1000, initialHoldMs: 10 });
     expect(g.enter('a')).to.equal(null);

@@ -9,6 +9,7 @@ import { sendServed } from './shortCharts.js';
 import { route, type RouteDescriptor } from '../route.js';
 import { headerRef, htmlPage, imageContent, json, rateLimitHeaders, renderErrors, schemaRef } from '../routeDocs.js';
 import { clientSignal } from '../clientGone.js';
+import { shortNames } from '../shortNames.js';
 
 export interface AutomationRouteDeps {
   automation: Pick<AutomationService, 'create' | 'download' | 'preview'>;
@@ -47,6 +48,7 @@ export function automationRoutes(deps: AutomationRouteDeps): RouteDescriptor[] {
       path: ep.path,
       auth: 'apiKey',
       rateLimit: 'generation',
+      precheck: shortNames(),
       input: { in: 'body', schema: ep.schema, form: true },
       doc: {
         tags: ['Automation'],

@@ -18,6 +18,10 @@ const common = (width: number, height: number) =>
     height: dimension('Height', height),
     format: { type: 'string', enum: ['png', 'svg'], default: 'png', description: 'Image format.' },
     backgroundColor: { type: 'string', maxLength: 100, default: 'white', description: 'CSS colour behind the chart (transparent allowed).' },
+    w: { description: 'Alias of width.' },
+    h: { description: 'Alias of height.' },
+    bkg: { description: 'Alias of backgroundColor.' },
+    f: { description: 'Alias of format.' },
   }) as const;
 
 const values = {

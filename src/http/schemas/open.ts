@@ -25,6 +25,10 @@ export const openChartQuerySchema = {
       default: 'white',
       description: 'CSS colour behind the chart (hex, rgb(), rgba(), a name, transparent).',
     },
+    width: { type: 'integer', minimum: 1, maximum: 2000, description: 'Alias of w.' },
+    height: { type: 'integer', minimum: 1, maximum: 2000, description: 'Alias of h.' },
+    backgroundColor: { type: 'string', maxLength: 100, description: 'Alias of bkg.' },
+    f: { type: 'string', enum: ['png', 'svg'], description: 'Alias of format.' },
   },
 } as const;
 

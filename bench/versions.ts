@@ -1,0 +1,94 @@
+// Chart.js 2 at device pixel ratio 2 against Chart.js 4 at ratio 1 (one render in flight), and the
+// first request for a version no page has loaded yet. Run alone: node --import tsx bench/versions.ts
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import { PagePool, type PageRequest } from '../src/render/pool.js';
+
+export interface VersionBench {
+  /** 1 in flight, ms per render (end to end through the pool: wire, page, PNG). */
+  v4Ratio1: { p50Ms: number; meanMs: number; n: number };
+  v2Ratio2: { p50Ms: number; meanMs: number; n: number };
+  /** v2Ratio2 / v4Ratio1 by p50 (target <= 1.5). */
+  ratioP50: number;
+  ratioMean: number;
+  /** First request of a version whose pages are all cold (a page switches to it), ms (target < 1000). */
+  coldFirstMs: { v2: number[]; v3: number[]; max: number };
+}
+
+function bar(i: number): Record<string, unknown> {
+  return {
+    type: 'bar',
+    data: {
+      labels: ['January', 'February', 'March', 'April', 'May', 'June', 'July'],
+      datasets: [
+        { label: 'Revenue', data: [12, 19, 3, 5, 2, 3, i % 1000], backgroundColor: '#3B82F6' },
+        { label: 'Cost', data: [8, 11, 6, 4, 3, 2, 7], backgroundColor: '#EF4444' },
+      ],
+    },
+  };
+}
+
+function page(i: number, chartjs: 2 | 3 | 4, devicePixelRatio: number): PageRequest {
+  return { config: bar(i), width: 500, height: 300, format: 'png', backgroundColor: '#ffffff', allowFunctions: false, watermark: null, chartjs, devicePixelRatio };
+}
+
+function stats(ms: number[]): { p50Ms: number; meanMs: number; n: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return { p50Ms: r(sorted[Math.floor(sorted.length / 2)]!), meanMs: r(ms.reduce((a, b) => a + b, 0) / ms.length), n: ms.length };
+}
+
+async function timed(pool: PagePool, req: PageRequest): Promise<number> {
+  const t = performance.now();
+  await pool.render(req);
+  return performance.now() - t;
+}
+
+export async function versionBench(opts: { n?: number; coldSamples?: number } = {}): Promise<VersionBench> {
+  const n = opts.n ?? 300;
+  const cfg = loadConfig({});
+  const pool = new PagePool(
+    { chromiumPath: cfg.chromiumPath, size: 2, renderTimeoutMs: 10000, acquireTimeoutMs: 30000, maxQueue: 100, pageMaxRenders: 100000, versionIdleMs: 300 },
+    createLogger('warn'),
+  );
+  await pool.start();
+  try {
+    // cold first: every page is on Chart.js 4; the first v2 (v3) request loads that version on one
+    const cold = { v2: [] as number[], v3: [] as number[] };
+    for (let k = 0; k < (opts.coldSamples ?? 5); k++) {
+      for (const v of [2, 3] as const) {
+        const deadline = Date.now() + 20000;
+        while ((pool.stats().versions?.[v] ?? 0) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        cold[`v${v}`].push(Math.round(await timed(pool, page(k, v, 1))));
+      }
+    }
+    // alternate blocks so both versions see the same machine state; warm each first
+    for (let i = 0; i < 30; i++) {
+      await timed(pool, page(i, 4, 1));
+      await timed(pool, page(i, 2, 2));
+    }
+    const v4: number[] = [];
+    const v2: number[] = [];
+    for (let b = 0; b < 6; b++) {
+      for (let i = 0; i < n / 6; i++) v4.push(await timed(pool, page(1000 + b * n + i, 4, 1)));
+      for (let i = 0; i < n / 6; i++) v2.push(await timed(pool, page(1000 + b * n + i, 2, 2)));
+    }
+    const a = stats(v4);
+    const c = stats(v2);
+    return {
+      v4Ratio1: a,
+      v2Ratio2: c,
+      ratioP50: Math.round((c.p50Ms / a.p50Ms) * 100) / 100,
+      ratioMean: Math.round((c.meanMs / a.meanMs) * 100) / 100,
+      coldFirstMs: { ...cold, max: Math.max(...cold.v2, ...cold.v3) },
+    };
+  } finally {
+    await pool.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await versionBench({ n: Number(process.env.BENCH_N ?? 300) });
+  console.log(JSON.stringify(r, null, 2));
+  console.log(`v2 bar 1000x600 (ratio 2) / v4 bar 500x300: ${r.ratioP50}x by p50 (target <= 1.5); cold first request max ${r.coldFirstMs.max} ms (target < 1000)`);
+}

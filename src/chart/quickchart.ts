@@ -1,0 +1,237 @@
+// QuickChart's request vocabulary made a RenderRequest's parts: aliases, Chart.js version, pixel
+// ratio, base64 configs, and config text (JSON, JSON5-style data, or JavaScript). Pure, no I/O.
+import JSON5 from 'json5';
+import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
+import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
+import type { Plan } from './plans.js';
+import { findGateViolation } from './gate.js';
+import { findCapViolation } from './openCaps.js';
+import { checkColor, checkDimensions, checkFormat, rememberConfigJson, type ChartConfig, type RenderRequest } from './request.js';
+
+/** QuickChart's defaults on /chart: 500 x 300 CSS pixels drawn at ratio 2, Chart.js 2.9.4. */
+export const QUICKCHART_DEFAULTS = Object.freeze({ width: 500, height: 300, devicePixelRatio: 2, chartjs: 2 as const });
+
+export type ChartjsMajor = 2 | 3 | 4;
+
+const absent = (v: unknown) => v === undefined || v === null || v === '';
+
+/**
+ * A field given under its name or its alias (width or w). Both given with different values is a
+ * client mistake (which one was meant?), not a silent choice.
+ */
+export function pickAlias(fields: Record<string, unknown>, name: string, alias: string): unknown {
+  const a = fields[name];
+  const b = fields[alias];
+  if (absent(a)) return absent(b) ? undefined : b;
+  if (!absent(b) && String(a) !== String(b) && !(typeof a === 'object' && typeof b === 'object')) {
+    throw invalidInput(`${alias} and ${name} name the same parameter with different values: give one`);
+  }
+  return a;
+}
+
+/** v / version: "2.9.4" and "2" select 2, "3.x" 3, "4.x" 4; absent gives `def`. */
+export function parseChartjsVersion(v: unknown, def: ChartjsMajor): ChartjsMajor {
+  if (absent(v)) return def;
+  const s = String(v).trim();
+  const m = /^v?([234])(?:\.\d+){0,2}(?:[-+][0-9A-Za-z.-]*)?$/.exec(s);
+  if (!m || s.length > 32) throw invalidInput('version must be a Chart.js version: 2, 3 or 4 (e.g. 2.9.4, 3.9.1, 4)');
+  return Number(m[1]) as ChartjsMajor;
+}
+
+/** devicePixelRatio: a number from 1 to 4; absent gives `def`. */
+export function parseDevicePixelRatio(v: unknown, def: number): number {
+  if (absent(v)) return def;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+(?:\.\d+)?\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n < 1 || n > 4) throw invalidInput('devicePixelRatio must be a number from 1 to 4');
+  return n;
+}
+
+/** CSS width or height: a positive integer (QuickChart also takes "500.0"); absent gives `def`. */
+export function parseSide(v: unknown, name: string, def: number | undefined): number | undefined {
+  if (absent(v)) return def;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,6}(?:\.0*)?\s*$/.test(v) ? Math.trunc(Number(v)) : NaN;
+  if (!Number.isInteger(n) || n < 1) throw invalidInput(`${name} must be a positive integer`);
+  return n;
+}
+
+/** f / format, case-insensitive as QuickChart reads it: png, svg or pdf. */
+export function parseQuickChartFormat(v: unknown): 'png' | 'svg' | 'pdf' {
+  if (absent(v)) return 'png';
+  const f = String(v).trim().toLowerCase();
+  if (f === 'png' || f === 'svg' || f === 'pdf') return f;
+  throw invalidInput('format must be png, svg or pdf');
+}
+
+/**
+ * The plan's caps apply to the pixels produced: width x ratio by height x ratio. The CSS size
+ * itself is checked by checkDimensions; this is the output. An SVG has no pixels to multiply:
+ * its callers pass ratio 1.
+ */
+export function checkOutputPixels(width: number, height: number, ratio: number, plan: Plan): void {
+  const ow = Math.floor(width * ratio);
+  const oh = Math.floor(height * ratio);
+  if (ow > plan.maxSide || oh > plan.maxSide || ow * oh > plan.maxPixels) {
+    throw invalidDimensions(`the image would be ${ow}x${oh} pixels (width and height x devicePixelRatio ${ratio}); the ${plan.name} plan allows ${plan.maxSide} a side and ${plan.maxPixels} pixels`);
+  }
+}
+
+/** encoding=base64: the config arrives base64-encoded (UTF-8 text). */
+export function decodeConfigText(raw: unknown, encoding: unknown): unknown {
+  const enc = absent(encoding) ? 'url' : String(encoding).trim().toLowerCase();
+  if (enc === 'url') return raw;
+  if (enc !== 'base64') throw invalidInput('encoding must be url or base64');
+  if (typeof raw !== 'string') throw invalidInput('with encoding=base64 the chart must be a base64 string');
+  // URL-safe letters too; whitespace and newlines of wrapped base64 are dropped
+  const s = raw.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s)) throw invalidInput('chart is not valid base64');
+  return Buffer.from(s, 'base64').toString('utf8');
+}
+
+/** A config as data, or as JavaScript text the page evaluates (key holders only). */
+export type ConfigSource = { config: ChartConfig; configJs?: undefined } | { configJs: string; config?: undefined };
+
+/** Values and nesting a data config may have (an iterative walk: nothing recurses over it first). */
+const MAX_NODES = 2_000_000;
+
+/**
+ * The config text as QuickChart clients send it: JSON; else a JSON5-style object literal
+ * (unquoted keys, single quotes, trailing commas, comments) parsed as data; else, when
+ * `allowJs` (the caller has a key), JavaScript that only the sandboxed page evaluates: it is
+ * never evaluated, compiled or run here. Without a key anything but data is refused.
+ */
+export function parseConfigSource(raw: unknown, allowJs: boolean, field = 'c'): ConfigSource {
+  if (absent(raw)) throw chartRequired('c or chart is required (the Chart.js config)');
+  if (typeof raw === 'object') {
+    if (Array.isArray(raw)) throw invalidInput(`${field} must be a Chart.js config object`);
+    return { config: raw as ChartConfig };
+  }
+  if (typeof raw !== 'string') throw invalidInput(`${field} must be a Chart.js config (JSON or a JavaScript object literal)`);
+  const text = raw.trim();
+  const data = parseData(text, field);
+  if (data) return { config: data };
+  if (!allowJs) {
+    throw invalidInput(`${field} is neither JSON nor a JavaScript object literal of plain data; functions and other code in a config need an API key`);
+  }
+  // An object literal, as javascript-stringify writes one: the page evaluates it as an expression
+  if (!text.startsWith('{') || !text.endsWith('}')) throw invalidInput(`${field} must be a JavaScript object literal ({...})`);
+  return { configJs: text };
+}
+
+function parseData(text: string, field: string): ChartConfig | null {
+  let value: unknown;
+  let json = false;
+  try {
+    if (nestingDepth(text) > MAX_JSON_DEPTH) throw invalidInput(`${field} nests deeper than ${MAX_JSON_DEPTH} levels`);
+    value = JSON.parse(text);
+    json = true;
+  } catch (err) {
+    if ((err as { status?: number }).status === 400) throw err;
+    try {
+      value = JSON5.parse(text);
+    } catch {
+      return null;
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput(`${field} must be a Chart.js config object`);
+  // the text's own depth count skips only double-quoted strings: measure the value itself
+  if (deeperThan(value, MAX_JSON_DEPTH)) throw invalidInput(`${field} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (json) rememberConfigJson(value, text);
+  return value as ChartConfig;
+}
+
+/** True when `value` nests deeper than `max` or holds more than MAX_NODES values (no recursion). */
+export function deeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (++nodes > MAX_NODES) return true;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) return true;
+    for (const x of Object.values(v as Record<string, unknown>)) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+  }
+  return false;
+}
+
+/**
+ * The light shape check of a data config on these routes: Chart.js 2 and 3 and QuickChart's own
+ * chart types (horizontalBar, sparkline, radialGauge...) are known to the page, not to this list,
+ * so a type the page cannot draw is its answer (400), not a guess here.
+ */
+export function checkConfigShape(config: ChartConfig, field = 'c'): void {
+  if (config.type !== undefined && (typeof config.type !== 'string' || config.type.length > 64)) throw invalidInput(`${field}.type must be a chart type name`);
+  if (config.data !== undefined && (typeof config.data !== 'object' || config.data === null || Array.isArray(config.data))) {
+    throw invalidInput(`${field}.data must be an object`);
+  }
+}
+
+/** The parameters of /chart and /chart/create, under QuickChart's names and their aliases. */
+export interface QuickChartFields {
+  c?: unknown;
+  chart?: unknown;
+  w?: unknown;
+  width?: unknown;
+  h?: unknown;
+  height?: unknown;
+  devicePixelRatio?: unknown;
+  bkg?: unknown;
+  backgroundColor?: unknown;
+  f?: unknown;
+  format?: unknown;
+  v?: unknown;
+  version?: unknown;
+  encoding?: unknown;
+}
+
+export interface QuickChartCaller {
+  plan: Plan;
+  /** A key holder: JavaScript configs are evaluated in the page; without a key, data only and the gate. */
+  keyed: boolean;
+  watermark: string | null;
+}
+
+/** The requested output format, as far as it can be read (an error image is drawn in it). */
+export function requestedFormat(fields: Record<string, unknown>): 'png' | 'svg' | 'pdf' {
+  for (const k of ['format', 'f']) {
+    const v = fields[k];
+    if (typeof v === 'string') {
+      const f = v.trim().toLowerCase();
+      if (f === 'svg' || f === 'pdf') return f;
+    }
+  }
+  return 'png';
+}
+
+/** A /chart request made a RenderRequest (QuickChart's defaults: 500x300 at ratio 2, Chart.js 2). */
+export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller, defaultVersion: ChartjsMajor = QUICKCHART_DEFAULTS.chartjs): RenderRequest {
+  const fields = f as Record<string, unknown>;
+  const raw = decodeConfigText(pickAlias(fields, 'chart', 'c'), f.encoding);
+  const source = parseConfigSource(raw, caller.keyed, f.chart !== undefined ? 'chart' : 'c');
+  if (source.config) {
+    checkConfigShape(source.config);
+    if (!caller.keyed) {
+      const reason = findGateViolation(source.config) ?? findCapViolation(source.config as Parameters<typeof findCapViolation>[0]);
+      if (reason) throw invalidInput(reason);
+    }
+  }
+  const { width, height } = checkDimensions(
+    parseSide(pickAlias(fields, 'width', 'w'), 'width', QUICKCHART_DEFAULTS.width),
+    parseSide(pickAlias(fields, 'height', 'h'), 'height', QUICKCHART_DEFAULTS.height),
+    caller.plan,
+  );
+  const ratio = parseDevicePixelRatio(f.devicePixelRatio, QUICKCHART_DEFAULTS.devicePixelRatio);
+  const format = checkFormat(parseQuickChartFormat(pickAlias(fields, 'format', 'f')), caller.plan);
+  checkOutputPixels(width, height, format === 'svg' ? 1 : ratio, caller.plan);
+  return {
+    config: source.config ?? {},
+    ...(source.configJs !== undefined ? { configJs: source.configJs } : {}),
+    width,
+    height,
+    format,
+    backgroundColor: checkColor(pickAlias(fields, 'backgroundColor', 'bkg')),
+    allowFunctions: caller.keyed,
+    watermark: caller.watermark,
+    chartjs: parseChartjsVersion(pickAlias(fields, 'version', 'v'), defaultVersion),
+    devicePixelRatio: ratio,
+  };
+}

@@ -1,0 +1,126 @@
+// QuickChart's URL API as use cases: /chart for key holders (a counted generation) or, when the
+// operator allows it, for anyone (the open endpoint's protections); /chart/create; template
+// variants of a stored chart on /chart/render/{id}.
+import { mayRunCallerCode } from '../chart/callerCode.js';
+import { PLANS } from '../chart/plans.js';
+import { checkOutputPixels, parseSide, quickChartRequest, type QuickChartFields } from '../chart/quickchart.js';
+import { checkColor, checkDimensions, renderDigest, type RenderRequest } from '../chart/request.js';
+import { overrideConfig, overrideConfigJs, parseTemplateOverrides, type TemplateOverrides } from '../chart/templates.js';
+import { forbidden, notFound } from '../errors.js';
+import type { AccountStore, ChartStore, KeyStore, StoredImage } from '../store/types.js';
+import type { AuthContext } from './accounts.js';
+import type { ChartService } from './charts.js';
+import type { ChartMetricsRecorder } from './chartMetrics.js';
+import type { ImageCache } from './imageCache.js';
+import type { OpenChartService } from './open.js';
+import type { ServedChart, ShortChart, ShortChartService } from './shortCharts.js';
+import { cacheTtlMs } from './shortCharts.js';
+import type { Clock } from '../clock.js';
+import type { UsageService } from './usage.js';
+
+const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** Who calls /chart: a key holder, or (QUICKCHART_ANONYMOUS) an address. */
+export type QuickChartCaller = { auth: AuthContext } | { anonymousIp: string };
+
+export interface QuickChartImage {
+  body: Buffer;
+  contentType: string;
+}
+
+export interface QuickChartDeps {
+  charts: Pick<ChartService, 'generate'>;
+  shortCharts: Pick<ShortChartService, 'create' | 'serve'>;
+  open: Pick<OpenChartService, 'renderPrepared'>;
+  store: { readonly charts: ChartStore; readonly accounts: AccountStore; readonly keys: KeyStore };
+  cache: ImageCache;
+  metrics: Pick<ChartMetricsRecorder, 'hit' | 'rendered'>;
+  /** The owner's rate limit, which a new variant passes like any of the owner's renders. */
+  usage: Pick<UsageService, 'gate'>;
+  clock: Clock;
+}
+
+const keyedCaller = (auth: AuthContext) => ({ plan: auth.plan, keyed: true, watermark: auth.key.kind === 'test' ? 'chartshot TEST' : null });
+
+export class QuickChartService {
+  constructor(private readonly d: QuickChartDeps) {}
+
+  /** GET/POST /chart: a key holder's render is a generation; an anonymous one is the open endpoint's. */
+  async render(caller: QuickChartCaller, fields: QuickChartFields, signal?: AbortSignal): Promise<QuickChartImage> {
+    if ('auth' in caller) {
+      return this.d.charts.generate(caller.auth, {}, async (_req, img) => img, { signal, request: (auth) => quickChartRequest(fields, keyedCaller(auth)) });
+    }
+    const req = quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null });
+    return this.d.open.renderPrepared(req, caller.anonymousIp, signal);
+  }
+
+  /** POST /chart/create: a short chart like /v1/chart/create's, served on /chart/render/{id}. */
+  async create(auth: AuthContext, fields: QuickChartFields, signal?: AbortSignal): Promise<ShortChart> {
+    return this.d.shortCharts.create(auth, {}, { signal, request: (a) => quickChartRequest(fields, keyedCaller(a)) }, '/chart/render/');
+  }
+
+  /**
+   * GET /chart/render/{id}: the stored chart as /v1/chart/{id} serves it; with template
+   * overrides, a variant: cached by its request, and on a miss drawn as a generation of the
+   * chart's owner (a variant is a new chart, so the owner's plan and usage apply).
+   */
+  async renderTemplate(id: string, query: Record<string, unknown>, signal?: AbortSignal): Promise<ServedChart> {
+    const overrides = parseTemplateOverrides(query);
+    if (!overrides) return this.d.shortCharts.serve(id);
+    if (!CHART_ID.test(id)) throw notFound('no such chart');
+    const rec = await this.d.store.charts.find(id);
+    const account = rec ? await this.d.store.accounts.find(rec.accountId) : null;
+    const key = rec ? await this.d.store.keys.find(rec.keyId) : null;
+    if (!rec || !account || !key || account.status === 'terminated') throw notFound('no such chart');
+    if (account.status !== 'active') throw forbidden(`the chart's account is ${account.status}: template variants are disabled`);
+    const now = this.d.clock.now();
+    const keyUsable = key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
+    let base = rec.request;
+    if (base.allowFunctions && !keyUsable) {
+      // the key that stored this code was revoked or has expired: its code never runs again
+      if (mayRunCallerCode(base)) throw notFound('this chart can no longer be rendered: the API key that created it was revoked or has expired');
+      base = { ...base, allowFunctions: false };
+    }
+    const plan = PLANS[account.plan];
+    const variant = templateVariant(base, overrides, plan);
+    const cacheKey = `tpl:${id}:${renderDigest(variant)}`;
+    const hit = await this.d.cache.get(cacheKey);
+    if (hit) {
+      this.d.metrics.hit(id, now);
+      return { image: hit.image, tier: hit.tier };
+    }
+    const auth: AuthContext = { account, key, plan };
+    // anyone holding the URL can ask for variants: they pass the owner's limits like the owner's own renders
+    await this.d.usage.gate(auth, () => {}, true);
+    const image = await this.d.charts.generate(
+      auth,
+      {},
+      async (_req, img): Promise<StoredImage> => {
+        this.d.metrics.rendered(id, img.renderMs);
+        return this.d.cache.put(cacheKey, img.body, img.contentType, cacheTtlMs(plan));
+      },
+      { signal, request: () => variant },
+    );
+    this.d.metrics.hit(id, this.d.clock.now());
+    return { image, tier: 'render' };
+  }
+}
+
+/** The stored request with a template's overrides: config changes, then size and background within the owner's plan. */
+export function templateVariant(base: RenderRequest, o: TemplateOverrides, plan: (typeof PLANS)[keyof typeof PLANS]): RenderRequest {
+  const chartjs = base.chartjs ?? 4;
+  let req: RenderRequest = base;
+  if (o.config) {
+    req =
+      base.configJs !== undefined
+        ? { ...base, configJs: overrideConfigJs(base.configJs, o.config, chartjs) }
+        : { ...base, config: overrideConfig(base.config, o.config, chartjs) };
+  }
+  if (o.width !== undefined || o.height !== undefined) {
+    const { width, height } = checkDimensions(parseSide(o.width, 'width', base.width), parseSide(o.height, 'height', base.height), plan);
+    checkOutputPixels(width, height, base.format === 'svg' ? 1 : (base.devicePixelRatio ?? 1), plan);
+    req = { ...req, width, height };
+  }
+  if (o.backgroundColor !== undefined) req = { ...req, backgroundColor: checkColor(o.backgroundColor) };
+  return req;
+}
