@@ -247,5 +247,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
           ? (err as Error).message
           : `error: ${(err as Error).message ?? String(err)}`;
   process.stderr.write(`chartshot: ${msg.split('\n')[0]}\n`);
-  process.exit(err instanceof UsageError || err instanceof BillingUsageError || err instanceof MigrateUsageError || err instanceof ConfigError || err instanceof TestUsageError ? 2 : 1);
+  const usage = err instanceof UsageError || err instanceof BillingUsageError || err instanceof MigrateUsageError || err instanceof ConfigError || err instanceof TestUsageError;
+  // an unknown flag or a flag without its value is bad usage too
+  process.exit(usage || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1);
 });

@@ -67,8 +67,8 @@ export function summaryLine(results: CaseResult[], ms: number): string {
   return `${results.length} configs: ${parts.join(', ')} (${(ms / 1000).toFixed(1)} s)`;
 }
 
-function cell(path: string | undefined, alt: string): string {
-  return path ? `<a href="${href(path)}"><img src="${href(path)}" alt="${escapeHtml(alt)}"></a>` : '<span class="none">none</span>';
+function cell(path: string | undefined, alt: string, empty = 'none'): string {
+  return path ? `<a href="${href(path)}"><img src="${href(path)}" alt="${escapeHtml(alt)}"></a>` : `<span class="none">${empty}</span>`;
 }
 
 /** Failures first (differs, missing, error), then the rest, each group by name. */
@@ -83,8 +83,8 @@ export function reportHtml(results: CaseResult[], run: RunSummary): string {
       return `<tr class="${r.status}">
 <td class="name"><b>${escapeHtml(r.name)}</b><br><span class="badge">${r.status}</span>${detail ? `<br><span class="detail">${escapeHtml(detail)}</span>` : ''}</td>
 <td>${cell(r.images.golden, `golden of ${r.name}`)}</td>
-<td>${cell(r.images.actual, `actual of ${r.name}`)}</td>
-<td>${cell(r.images.diff, `diff of ${r.name}`)}</td>
+<td>${cell(r.images.actual, `actual of ${r.name}`, r.status === 'ok' ? 'same as golden' : 'none')}</td>
+<td>${cell(r.images.diff, `diff of ${r.name}`, r.status === 'ok' ? 'no difference' : 'none')}</td>
 </tr>`;
     })
     .join('\n');
