@@ -134,10 +134,10 @@ describe('chartshot test: golden images', function () {
       await page.goto(pathToFileURL(join(out, 'index.html')).href, { waitUntil: 'load' });
       const seen = await page.evaluate(() => ({
         title: document.querySelector('h1')!.textContent,
-        rows: [...document.querySelectorAll('tbody tr')].map((tr) => ({
+        rows: Array.from(document.querySelectorAll('tbody tr')).map((tr) => ({
           name: tr.querySelector('.name b')!.textContent,
           badge: tr.querySelector('.badge')!.textContent,
-          images: [...tr.querySelectorAll('img')].map((i) => ({ alt: i.alt, w: i.naturalWidth, h: i.naturalHeight })),
+          images: Array.from(tr.querySelectorAll('img')).map((i) => ({ alt: i.alt, w: i.naturalWidth, h: i.naturalHeight })),
         })),
       }));
       expect(seen.title).to.match(/^4 configs: 2 ok, 1 differ, 1 missing, 0 errors/);
