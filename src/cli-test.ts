@@ -154,8 +154,9 @@ export async function runGoldenTests(config: Config, dirArg: string | undefined,
     throw err;
   }
   if (cases.length === 0) throw new TestUsageError(`no *.json configs under ${dir}`);
-  const engine = o.server ? serverEngine(o.server, o['api-key']!) : await offlineEngine(config, jobs);
   const tty = process.stdout.isTTY === true;
+  if (tty) process.stdout.write(`[0/${cases.length}] starting the renderer...`);
+  const engine = o.server ? serverEngine(o.server, o['api-key']!) : await offlineEngine(config, jobs);
   const results: Array<CaseResult | undefined> = new Array(cases.length);
   let printed = 0;
   let done = 0;

@@ -206,6 +206,20 @@ describe('chartshot test: golden images', function () {
     }
   });
 
+  it('on a terminal, a progress line is rewritten in place while it runs', async function () {
+    if (!existsSync('/usr/bin/script')) this.skip();
+    // script(1) gives the command a terminal as its stdout
+    const r = await new Promise<string>((resolve) => {
+      const p = spawn('/usr/bin/script', ['-q', '-c', `node dist/cli.js test '${dir}' --jobs 1`, '/dev/null'], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      p.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+      p.on('close', () => resolve(out));
+    });
+    expect(r).to.contain('[0/3] starting the renderer...');
+    expect(r).to.contain('[1/3] rendering...\r\x1b[Kok      line');
+    expect(r).to.match(/\r\x1b\[K3 configs: 3 ok|\n3 configs: 3 ok/);
+  });
+
   it('bad usage and unreadable configs: exit 2 and one line naming the problem', async () => {
     const empty = join(root, 'empty');
     mkdirSync(empty);
