@@ -13,7 +13,8 @@ import type { AuthContext } from './services/accounts.js';
 import { PLANS } from './chart/plans.js';
 import { inputReader } from './http/validate.js';
 import { chartRequestBodySchema } from './http/schemas/chart.js';
-import { AppError } from './errors.js';
+import { AppError, invalidInput } from './errors.js';
+import { MAX_JSON_DEPTH, nestingDepth } from './chart/jsonDepth.js';
 import { Chartshot, ChartshotError, type ChartRequest } from './client/index.js';
 import { findCases, UnreadableConfig, type GoldenCase } from './golden/cases.js';
 import { compareImages, type Tolerance } from './golden/compare.js';
@@ -57,6 +58,8 @@ async function offlineEngine(config: Config, jobs: number): Promise<Engine> {
   const read = inputReader({ in: 'body', schema: chartRequestBodySchema });
   return {
     async render(c) {
+      // the body parser's own bound, so a config the server refuses fails here too
+      if (nestingDepth(JSON.stringify(c.body)) > MAX_JSON_DEPTH) throw invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
       // a fresh copy per render: the normaliser may keep references to what it was given
       const fields = read({ request: { body: structuredClone(c.body) } } as unknown as Context) as Record<string, unknown>;
       const img = await service.render(buildRenderRequest(OFFLINE_CALLER, fields), 'cli');

@@ -194,15 +194,18 @@ describe('chartshot test: golden images', function () {
   it('a config the server would refuse is an error line (exit 1), not a crash', async () => {
     write('wide.json', { chart: BAR, width: 9000, height: 100 });
     write('typo.json', { chart: { type: 'barr', data: {} }, width: 100, height: 100 });
+    write('deep.json', `{"chart":{"type":"bar","data":{},"options":${'{"a":'.repeat(70)}1${'}'.repeat(70)}},"width":100,"height":100}`);
     try {
       const r = await cli('test', dir);
       expect(r.code).to.equal(1);
+      expect(r.out).to.match(/^error {3}deep {2}\(invalid_input: the body nests deeper than 64 levels\)$/m);
       expect(r.out).to.match(/^error {3}typo {2}\(invalid_input: chart\.type must be one of /m);
       expect(r.out).to.match(/^error {3}wide {2}\(invalid_dimensions: /m);
       expect(r.out).to.match(/^ok {6}bar$/m);
     } finally {
       rmSync(join(dir, 'wide.json'));
       rmSync(join(dir, 'typo.json'));
+      rmSync(join(dir, 'deep.json'));
     }
   });
 
