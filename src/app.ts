@@ -18,6 +18,8 @@ import { apiKeyAuth, sessionAuth } from './http/auth.js';
 import { rateLimit } from './http/rateLimit.js';
 import { metricsTokenAuth } from './http/metricsAuth.js';
 import { buildRouter } from './http/router.js';
+import { provideRenderer } from './http/imageHeaders.js';
+import type { RendererFingerprint } from './render/fingerprint.js';
 import type { RouteEntry } from './http/route.js';
 import { chartRoutes, type ChartRouteDeps } from './http/routes/chart.js';
 import { openRoutes, type OpenRouteDeps } from './http/routes/open.js';
@@ -46,6 +48,8 @@ export type AppDeps = ChartRouteDeps &
     /** Signed URLs' expiry is judged by it. */
     clock: Clock;
     requestObserver?: RequestObserver;
+    /** What draws the images: X-Chartshot-Renderer on every image response. */
+    fingerprint?: Pick<RendererFingerprint, 'header'>;
   };
 
 /** Every route, in registration order; /openapi.json documents them all. */
@@ -66,6 +70,7 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: 1 });
   app.silent = true; // errors are logged by the error mapper, once
+  provideRenderer(app, deps.fingerprint);
   const router = buildRouter(routeTable(deps), {
     auth: {
       apiKey: apiKeyAuth(deps.accounts),

@@ -16,6 +16,8 @@ import { BILLING_USAGE, BillingUsageError, runBilling } from './cli-billing.js';
 import { MIGRATE_USAGE, MigrateUsageError, runMigrate } from './cli-migrate.js';
 import { emailProblem } from './chart/email.js';
 import { systemClock } from './clock.js';
+import { TEST_USAGE, TestUsageError, runGoldenTests } from './cli-test.js';
+import { RendererFingerprint, chromiumVersionOf } from './render/fingerprint.js';
 
 class UsageError extends Error {}
 
@@ -26,6 +28,8 @@ const USAGE = `usage: chartshot <command>
   sessions create --account <id> [--json]
   render <config.json> -o <out> [--format png|svg|pdf] [--width W] [--height H] [--background CSS]
   sign --key-id <id> --secret <secret> --expires-in <seconds> <config.json> [--width W] [--height H] [--format F] [--base-url URL]
+${TEST_USAGE}
+  --version                                        the version and what renders (Chart.js, Chromium, fonts)
 ${BILLING_USAGE}
 ${MIGRATE_USAGE}`;
 
@@ -84,6 +88,13 @@ async function serve(config: Config): Promise<void> {
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled promise rejection (logged, still serving)'));
 }
 
+/** `chartshot --version`: this build and the renderer fingerprint image responses carry. */
+async function printVersion(config: Config): Promise<void> {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const fp = await RendererFingerprint.detect(await chromiumVersionOf(config.chromiumPath));
+  process.stdout.write(`chartshot ${pkg.version} (build ${config.buildHash})\n${fp.header()}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values: o, positionals } = parseArgs({
     args: argv,
@@ -116,9 +127,18 @@ async function main(argv: string[]): Promise<void> {
       'retention-days': { type: 'string' },
       'discount-percent': { type: 'string' },
       force: { type: 'boolean', default: false },
+      version: { type: 'boolean', default: false },
+      update: { type: 'boolean', default: false },
+      report: { type: 'string' },
+      threshold: { type: 'string' },
+      'max-diff-pixels': { type: 'string' },
+      jobs: { type: 'string' },
+      server: { type: 'string' },
+      'api-key': { type: 'string' },
     },
   });
   const [cmd, sub, ...rest] = positionals;
+  if (o.version && !cmd) return printVersion(loadConfig());
   if (o.help || !cmd) {
     process.stdout.write(USAGE + '\n');
     if (!cmd && !o.help) process.exitCode = 2;
@@ -169,6 +189,11 @@ async function main(argv: string[]): Promise<void> {
       break;
   }
   if (cmd === 'billing') return runBilling(config, sub, { ...o, json });
+  if (cmd === 'test') {
+    if (rest.length > 0) throw new UsageError(`test takes one folder: ${positionals.slice(1).join(' ')}`);
+    process.exitCode = await runGoldenTests(config, sub, o);
+    return;
+  }
   if (cmd === 'migrate-to-postgres' && !sub) return runMigrate(config, { force: o.force, json });
   if (cmd === 'render') {
     const file = need(sub, 'render <config.json>');
@@ -216,7 +241,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   const msg =
-    err instanceof ConfigError || err instanceof UsageError || err instanceof BillingUsageError || err instanceof MigrateUsageError
+    err instanceof ConfigError || err instanceof UsageError || err instanceof BillingUsageError || err instanceof MigrateUsageError || err instanceof TestUsageError
       ? err.message
       : err instanceof AppError
         ? `${err.code}: ${err.detail ?? ''}`
@@ -224,5 +249,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
           ? (err as Error).message
           : `error: ${(err as Error).message ?? String(err)}`;
   process.stderr.write(`chartshot: ${msg.split('\n')[0]}\n`);
-  process.exit(err instanceof UsageError || err instanceof BillingUsageError || err instanceof MigrateUsageError || err instanceof ConfigError ? 2 : 1);
+  const usage = err instanceof UsageError || err instanceof BillingUsageError || err instanceof MigrateUsageError || err instanceof ConfigError || err instanceof TestUsageError;
+  // an unknown flag or a flag without its value is bad usage too
+  process.exit(usage || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1);
 });

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './log.js';
 import { masterKeyOf, openStore } from './store/open.js';
 import { openRedis } from './store/redis/index.js';
 import { PagePool } from './render/pool.js';
+import type { RendererFingerprint } from './render/fingerprint.js';
 import { AccountService } from './services/accounts.js';
 import { systemClock, type Clock } from './clock.js';
 import { RenderService } from './services/render.js';
@@ -64,6 +65,7 @@ export interface Services {
   quickchart: QuickChartService;
   qr: QrService;
   errorImages: ErrorImageService;
+  fingerprint: RendererFingerprint;
 }
 
 export interface Running {
@@ -141,15 +143,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       rerender: { concurrency: Math.max(1, Math.floor(config.poolSize / 2)), renderTimeoutMs: config.renderTimeoutMs },
     });
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
-    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, usage, clock });
+    const fingerprint = pool.fingerprint();
+    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, usage, clock, fingerprint });
     const qr = new QrService();
     const errorImages = new ErrorImageService(renderer);
     const deps: Services = {
       config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
-      quickchart, qr, errorImages,
+      quickchart, qr, errorImages, fingerprint,
     };
     const app = createApp(deps);
-    const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy }, app.callback()));
+    const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy, renderer: fingerprint.header() }, app.callback()));
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.requestTimeout = Math.max(30_000, config.renderTimeoutMs * 3);

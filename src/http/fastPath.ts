@@ -14,6 +14,7 @@ import type { StoredImage } from '../store/types.js';
 import type { RequestObserver } from './requestMetrics.js';
 import { logRequest } from './accessLog.js';
 import { SVG_CSP, etagMatches } from './imageHeaders.js';
+import { FINGERPRINT_HEADER } from '../render/fingerprint.js';
 import { IMMUTABLE } from './routes/shortCharts.js';
 import { OPEN_CACHE_CONTROL } from './routes/open.js';
 
@@ -24,6 +25,8 @@ export interface FastPathDeps {
   requestObserver?: RequestObserver;
   /** TRUST_PROXY: the logged client address is the right-most X-Forwarded-For entry, as Koa's ctx.ip. */
   trustProxy: boolean;
+  /** X-Chartshot-Renderer, as the routes set it on stored images. */
+  renderer?: string;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -102,6 +105,7 @@ function send(
   headers['X-Request-Id'] = requestId;
   headers['X-Content-Type-Options'] = 'nosniff';
   if (image.contentType.startsWith('image/svg')) headers['Content-Security-Policy'] = SVG_CSP;
+  if (deps.renderer) headers[FINGERPRINT_HEADER] = deps.renderer;
   if (status === 200) {
     headers['Content-Type'] = image.contentType;
     headers['Content-Length'] = image.body.length;

@@ -7,6 +7,7 @@ import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admissio
 import { CHARTJS_VERSIONS, HARNESS_ORIGIN, loadHarnessFiles, type ChartjsVersion, type HarnessFile } from './harness.js';
 import { RenderError, RenderPage, WARMUP, quietDomains, sleep, toWire, withDeadline, type PageRequest, type PageResult } from './page.js';
 import { DocumentPrinter } from './printer.js';
+import { RendererFingerprint, chartjsVersions, fontsHash, parseChromiumVersion } from './fingerprint.js';
 import type { Logger } from '../log.js';
 
 export { RenderError, type PageRequest, type PageResult } from './page.js';
@@ -69,6 +70,8 @@ export interface RendererInfo {
   mode: SandboxMode;
   /** The user id Chromium runs as. */
   uid: number;
+  /** What draws the images (Chart.js 4, Chromium, fonts), as X-Chartshot-Renderer says it. */
+  fingerprint?: string;
 }
 
 // Every lease is given back in `finally`; a page that failed, timed out or crashed
@@ -105,6 +108,7 @@ export class PagePool {
   /** When each Chart.js version was last asked for (performance.now()). */
   private readonly lastAsked = new Map<ChartjsVersion, number>();
   private sweepTimer: NodeJS.Timeout | undefined;
+  private print: RendererFingerprint | null = null;
   /** Profile directories of every browser this pool launched (tests look for leftovers). */
   readonly profiles: string[] = [];
 
@@ -122,7 +126,10 @@ export class PagePool {
 
   /** Launches the browser and pre-warms every page; resolves when the pool is full. */
   async start(): Promise<void> {
-    await this.browser();
+    // the font files are listed while the browser starts: off the request path, once
+    const fonts = fontsHash();
+    const lb = await this.browser();
+    this.print = new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(await lb.browser.version()), fonts: await fonts });
     this.pool = genericPool.createPool<RenderPage>(
       {
         create: () => this.createPage(),
@@ -471,7 +478,15 @@ export class PagePool {
   }
 
   private rendererInfo(): RendererInfo {
-    return { sandbox: this.sandboxMode === 'off' ? 'off' : 'on', mode: this.sandboxMode!, uid: this.chromiumUid };
+    const info: RendererInfo = { sandbox: this.sandboxMode === 'off' ? 'off' : 'on', mode: this.sandboxMode!, uid: this.chromiumUid };
+    if (this.print) info.fingerprint = this.print.header();
+    return info;
+  }
+
+  /** What draws this pool's images; known once start() resolved. */
+  fingerprint(): RendererFingerprint {
+    if (!this.print) throw new Error('pool not started');
+    return this.print;
   }
 
   /** The running browser, for tests and diagnostics that count its targets or inspect pages. */

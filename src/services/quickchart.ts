@@ -16,6 +16,7 @@ import type { OpenChartService } from './open.js';
 import type { ServedChart, ShortChart, ShortChartService } from './shortCharts.js';
 import { cacheTtlMs } from './shortCharts.js';
 import type { Clock } from '../clock.js';
+import type { RendererFingerprint } from '../render/fingerprint.js';
 import type { UsageService } from './usage.js';
 
 const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
@@ -26,6 +27,8 @@ export type QuickChartCaller = { auth: AuthContext } | { anonymousIp: string };
 export interface QuickChartImage {
   body: Buffer;
   contentType: string;
+  /** X-Chartshot-Renderer of the Chart.js version that drew it. */
+  renderer?: string;
 }
 
 export interface QuickChartDeps {
@@ -38,6 +41,8 @@ export interface QuickChartDeps {
   /** The owner's rate limit, which a new variant passes like any of the owner's renders. */
   usage: Pick<UsageService, 'gate'>;
   clock: Clock;
+  /** Names the renderer of anonymous images (key holders' renders carry their own). */
+  fingerprint?: Pick<RendererFingerprint, 'header'>;
 }
 
 const keyedCaller = (auth: AuthContext) => ({ plan: auth.plan, keyed: true, watermark: auth.key.kind === 'test' ? 'chartshot TEST' : null });
@@ -51,7 +56,8 @@ export class QuickChartService {
       return this.d.charts.generate(caller.auth, {}, async (_req, img) => img, { signal, request: (auth) => quickChartRequest(fields, keyedCaller(auth)) });
     }
     const req = quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null });
-    return this.d.open.renderPrepared(req, caller.anonymousIp, signal);
+    const img = await this.d.open.renderPrepared(req, caller.anonymousIp, signal);
+    return { ...img, ...(this.d.fingerprint ? { renderer: this.d.fingerprint.header(req.chartjs ?? 4) } : {}) };
   }
 
   /** POST /chart/create: a short chart like /v1/chart/create's, served on /chart/render/{id}. */

@@ -17,6 +17,8 @@ export interface RenderedImage {
   coalesced: boolean;
   /** requestDigest of the request: callers that key caches or records by it need not hash again. */
   digest: string;
+  /** X-Chartshot-Renderer of the Chart.js version that drew it (absent when the pool cannot tell). */
+  renderer?: string;
 }
 
 export const CONTENT_TYPES: Record<Format, string> = {
@@ -78,7 +80,16 @@ export class RenderService {
    */
   async render(req: RenderRequest, owner?: string, digest = renderDigest(req), signal?: AbortSignal): Promise<RenderedImage> {
     const { value, joined } = await this.inFlight.join(digest, (abort) => this.renderNow(req, owner, abort), signal);
-    return { ...value, coalesced: joined, digest };
+    const renderer = this.rendererOf(req);
+    return { ...value, coalesced: joined, digest, ...(renderer !== undefined ? { renderer } : {}) };
+  }
+
+  private rendererOf(req: RenderRequest): string | undefined {
+    try {
+      return this.pool.fingerprint().header(req.chartjs ?? 4);
+    } catch {
+      return undefined;
+    }
   }
 
   private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {

@@ -16,7 +16,7 @@ function sendImage(ctx: Context, img: RenderedImage): void {
   ctx.status = 200;
   ctx.type = img.contentType;
   ctx.set('Cache-Control', 'private, no-store');
-  setImageHeaders(ctx, img.contentType);
+  setImageHeaders(ctx, img.contentType, img.renderer);
   ctx.body = img.body;
 }
 

@@ -83,11 +83,11 @@ const imageOk = (description: string) => ({
   content: imageContent(true),
 });
 
-function sendImage(ctx: Context, img: { body: Buffer; contentType: string }): void {
+function sendImage(ctx: Context, img: { body: Buffer; contentType: string; renderer?: string }): void {
   ctx.status = 200;
   ctx.type = img.contentType;
   ctx.set('Cache-Control', QUICKCHART_CACHE);
-  setImageHeaders(ctx, img.contentType);
+  setImageHeaders(ctx, img.contentType, img.renderer);
   ctx.body = img.body;
 }
 

@@ -45,6 +45,10 @@ export const statusSchema = {
         mode: { type: 'string', enum: ['setpriv', 'sandbox', 'off'], description: 'setpriv: a root service starts Chromium as an unprivileged user; sandbox: as its own user.' },
         uid: { type: 'integer', description: 'The user id Chromium runs as.' },
         warning: { type: 'string', description: 'Present when the sandbox is off.' },
+        fingerprint: {
+          type: 'string',
+          description: 'What draws the images: `chartjs=<v>; chromium=<v>; fonts=<hash>` (Chart.js 4), as the X-Chartshot-Renderer header of image responses.',
+        },
       },
     },
     timestamp: { ...isoTimestamp, description: 'When this report was made.' },
