@@ -68,6 +68,18 @@ describe('QuickChart-compatible routes', function () {
       expect(diffRatio(a.body, b.body)).to.equal(0);
     });
 
+    it('names the Chart.js version that drew each image in X-Chartshot-Renderer', async () => {
+      const seen: Record<string, string | null> = {};
+      for (const v of ['2', '3', '4']) {
+        const a = await get(s, '/chart', { c: V4_TEXT, v, devicePixelRatio: '1', key: acct.api_key });
+        expect(a.status, a.headers.get('x-quickchart-error') ?? '').to.equal(200);
+        seen[v] = a.headers.get('x-chartshot-renderer');
+      }
+      expect(seen['2']).to.match(/^chartjs=2\.9\.4; chromium=/);
+      expect(seen['3']).to.match(/^chartjs=3\.9\.1; chromium=/);
+      expect(seen['4']).to.match(/^chartjs=4\./);
+    });
+
     it('defaults to devicePixelRatio 2: the output is 1000x600; the plan caps apply to output pixels', async () => {
       expect(size(await get(s, '/chart', { c: V4_TEXT, v: '4', key: acct.api_key }))).to.deep.equal([1000, 600]);
       expect(size(await get(s, '/chart', { c: V4_TEXT, v: '4', w: '200', h: '100', devicePixelRatio: '3', key: acct.api_key }))).to.deep.equal([600, 300]);
