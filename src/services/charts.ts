@@ -1,7 +1,9 @@
 // Chart use cases for authenticated callers: normalise the request against the caller's
 // plan, render, and count the generation.
 import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
-import { forbidden } from '../errors.js';
+import { chartRequired, forbidden, invalidInput } from '../errors.js';
+import { noDataProblem } from '../chart/configHints.js';
+import { findBadFunctionString } from '../chart/functionStrings.js';
 import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
 import { renderOwner, type RenderService, type RenderedImage } from './render.js';
@@ -64,8 +66,20 @@ export interface GenerateOptions {
   signal?: AbortSignal;
 }
 
+/** A body that is itself a Chart.js config ({"type": ..., "data": ...}) lacks the {"chart": ...} wrapper. */
+const BARE_CONFIG_HINT =
+  'chart (or c) is required: the body looks like a bare Chart.js config; wrap it as {"chart": {"type": ..., "data": ...}, "width": 600, "height": 400}';
+
 export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: GenerateOptions = {}): RenderRequest {
-  const config = parseChartConfig(f.chart ?? f.c, f.chart !== undefined ? 'chart' : 'c');
+  const raw = f.chart ?? f.c;
+  if ((raw === undefined || raw === null || raw === '') && ('type' in f || 'data' in f)) throw chartRequired(BARE_CONFIG_HINT);
+  const field = f.chart !== undefined ? 'chart' : 'c';
+  const config = parseChartConfig(raw, field);
+  const empty = noDataProblem(config, field);
+  if (empty) throw invalidInput(empty);
+  const allowFunctions = opts.allowFunctions ?? true;
+  const badFunction = allowFunctions ? findBadFunctionString(config, field) : null;
+  if (badFunction) throw invalidInput(badFunction);
   const { width, height } = checkDimensions(f.width, f.height, auth.plan);
   const format = checkFormat(f.format, auth.plan);
   return {
@@ -74,7 +88,7 @@ export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: Gene
     height,
     format,
     backgroundColor: checkColor(f.backgroundColor),
-    allowFunctions: opts.allowFunctions ?? true,
+    allowFunctions,
     watermark: auth.key.kind === 'test' ? `${SERVICE_NAME} TEST` : null,
   };
 }
