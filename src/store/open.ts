@@ -17,3 +17,16 @@ export async function openStore(config: StoreConfig): Promise<Store> {
 export function masterKeyOf(config: Pick<Config, 'dataDir' | 'masterKey'>): Buffer {
   return config.masterKey ?? loadMasterKey(config.dataDir);
 }
+
+/** Where the store lives, for messages: DATA_DIR's path, or DATABASE_URL with its password hidden. */
+export function describeStore(config: Pick<StoreConfig, 'dataDir' | 'databaseUrl'>): string {
+  if (!config.databaseUrl) return `DATA_DIR ${config.dataDir}`;
+  try {
+    const u = new URL(config.databaseUrl);
+    if (u.password) u.password = '***';
+    u.search = ''; // query parameters may carry credentials too (sslkey, password)
+    return `database ${u.toString()}`;
+  } catch {
+    return 'database (DATABASE_URL)';
+  }
+}
