@@ -27,6 +27,7 @@ import { statusRoutes, type StatusRouteDeps } from './http/routes/status.js';
 import { automationRoutes, type AutomationRouteDeps } from './http/routes/automation.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { accountRoutes, type AccountRouteDeps } from './http/routes/account.js';
+import { homeRoutes } from './http/routes/home.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -49,6 +50,7 @@ export type AppDeps = ChartRouteDeps &
 export function routeTable(deps: AppDeps): RouteEntry[] {
   const account = accountRoutes(deps);
   const before = [
+    ...homeRoutes({ status: deps.status, publicBaseUrl: deps.config.publicBaseUrl }),
     ...chartRoutes(deps),
     ...openRoutes(deps),
     ...playgroundRoutes(deps),
