@@ -84,6 +84,7 @@ const CASES: Case[] = [
   { name: 'Prometheus metrics', method: 'GET', op: '/metrics', url: () => '/metrics', status: 200 },
   { name: 'this document', method: 'GET', op: '/openapi.json', url: () => '/openapi.json', status: 200 },
   { name: 'playground', method: 'GET', op: '/playground', url: () => '/playground', status: 200 },
+  { name: 'front page', method: 'GET', op: '/', url: () => '/', status: 200 },
   { name: 'playground edit state', method: 'GET', op: '/playground/config/{id}', url: (f) => `/playground/config/${f.editId}`, status: 200 },
   { name: 'unknown playground edit state', method: 'GET', op: '/playground/config/{id}', url: () => `/playground/config/${'A'.repeat(43)}`, status: 404 },
 ];
