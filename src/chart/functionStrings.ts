@@ -51,7 +51,8 @@ export function findBadFunctionString(config: ChartConfig, field = 'chart'): str
 
 /** Why a string that starts like a function would not become one; null when it would (or is text). */
 export function functionProblem(s: string): string | null {
-  const isFn = FN_START.test(s);
+  // a function has a body: "function(x) is plotted" without one is a sentence
+  const isFn = FN_START.test(s) && s.includes('{');
   if (!isFn && !ARROW_START.test(s)) return null;
   const what = 'is a function string that does not parse';
   if (s.length > MAX_FUNCTION_CHARS) return `${what}: longer than ${MAX_FUNCTION_CHARS} characters`;

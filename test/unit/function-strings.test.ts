@@ -35,6 +35,7 @@ describe('function strings that do not parse', () => {
 
   it('leaves text alone: labels, data and strings that do not start like a function', () => {
     expect(functionProblem('the function of time (')).to.equal(null);
+    expect(functionProblem('function(x) plotted against x (log')).to.equal(null);
     expect(functionProblem('Sales (2024) => Profit (')).to.equal(null);
     const config = {
       type: 'bar',
