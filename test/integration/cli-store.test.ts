@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { useCli } from '../helpers/cli.js';
 import { describeStore, newStoreNotice } from '../../src/store/open.js';
+import { testDatabase } from '../helpers/services.js';
 
 describe('CLI: which store a command uses', function () {
   const cli = useCli('chartshot-cli-store-');
@@ -35,6 +36,26 @@ describe('CLI: which store a command uses', function () {
     const sessions = cli.runWith({ DATA_DIR: join(cli.dataDir, 'sessions') }, 'sessions', 'create', '--account', 'acct_none', '--json');
     expect(sessions.err).to.contain('created a new, empty store: DATA_DIR');
     expect(sessions.err).not.to.contain('will not know this key');
+  });
+
+  it('DATABASE_URL: a database without chartshot\'s tables is named once, its password hidden', async function () {
+    this.timeout(120000);
+    const db = await testDatabase();
+    try {
+      const url = new URL(db.url);
+      url.password = 'hunter2-secret'; // trust authentication ignores it; it must never be printed
+      const env = { DATABASE_URL: url.toString(), MASTER_KEY: 'ab'.repeat(32) };
+      const first = cli.runWith(env, 'accounts', 'create', '--plan', 'starter', '--json');
+      expect(first.code, first.err).to.equal(0);
+      expect(first.err).to.contain(`chartshot: created a new, empty store: database postgres://postgres:***@${url.host}${url.pathname} (set DATABASE_URL to use another)`);
+      expect(first.err).to.contain('a server using another DATABASE_URL will not know this key');
+      expect(first.err).not.to.contain('hunter2');
+      const again = cli.runWith(env, 'accounts', 'create', '--plan', 'starter', '--json');
+      expect(again.code).to.equal(0);
+      expect(again.err).to.equal('');
+    } finally {
+      await db.drop();
+    }
   });
 
   it('a PostgreSQL store is named without its password', () => {
