@@ -36,6 +36,11 @@ export const REQUEST_EXAMPLES: Readonly<Record<string, RequestExample>> = {
       type: 'bar',
     },
   },
+  // the QuickChart-compatible routes (Chart.js 2 by default, as QuickChart draws)
+  'GET /chart': { query: { c: "{type:'bar',data:{labels:['Q1','Q2','Q3','Q4'],datasets:[{label:'Revenue',data:[12,19,3,5]}]}}", w: 500, h: 300 } },
+  'POST /chart': { body: { version: '2', width: 500, height: 300, chart: { type: 'bar', data: BAR.data } } },
+  'POST /chart/create': { body: { version: '2', width: 500, height: 300, chart: { type: 'bar', data: BAR.data } } },
+  'GET /qr': { query: { text: 'https://example.com' } },
   'POST /signup/anon': { body: {} },
   'GET /usage/analytics': { query: { days: 30 } },
 };
