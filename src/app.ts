@@ -31,6 +31,7 @@ import { docsRoutes } from './http/routes/docs.js';
 import { accountRoutes, type AccountRouteDeps } from './http/routes/account.js';
 import { quickChartRoutes, type QuickChartRouteDeps } from './http/routes/quickchart.js';
 import { quickChartPathErrors } from './http/quickchartErrors.js';
+import { homeRoutes } from './http/routes/home.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -56,6 +57,7 @@ export type AppDeps = ChartRouteDeps &
 export function routeTable(deps: AppDeps): RouteEntry[] {
   const account = accountRoutes(deps);
   const before = [
+    ...homeRoutes({ status: deps.status, publicBaseUrl: deps.config.publicBaseUrl }),
     ...chartRoutes(deps),
     ...openRoutes(deps),
     ...playgroundRoutes(deps),

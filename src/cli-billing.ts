@@ -3,7 +3,7 @@
 // (walking the lifecycle by hand; the scheduler of a running server uses the real clock).
 import type { Config } from './config.js';
 import { parsePlanName, PLANS } from './chart/plans.js';
-import { openStore } from './store/open.js';
+import { newStoreNotice, openStoreNoting } from './store/open.js';
 import { BillingService } from './services/billing/index.js';
 import type { BillingCycle } from './chart/pricing.js';
 import { systemClock, type Clock } from './clock.js';
@@ -62,7 +62,8 @@ export async function runBilling(config: Config, sub: string | undefined, a: Bil
     if (Number.isNaN(t)) throw new BillingUsageError('--now must be an ISO 8601 date-time');
     clock = { now: () => t };
   }
-  const store = await openStore(config);
+  const { store, created } = await openStoreNoting(config);
+  if (created) process.stderr.write(newStoreNotice(config));
   const billing = new BillingService(store, clock, config.publicBaseUrl);
   const print = (value: unknown, text: string): void => {
     process.stdout.write((a.json ? JSON.stringify(value) : text) + '\n');

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { startPool, startServer } from './main.js';
-import { masterKeyOf, openStore } from './store/open.js';
+import { masterKeyOf, newStoreNotice, openStoreNoting } from './store/open.js';
 import { AccountService } from './services/accounts.js';
 import { RenderService } from './services/render.js';
 import { parsePlanName, PLANS } from './chart/plans.js';
@@ -56,8 +56,9 @@ function readJsonFile(path: string): unknown {
   }
 }
 
-async function withAccounts<T>(config: Config, fn: (svc: AccountService) => Promise<T>): Promise<T> {
-  const store = await openStore(config);
+async function withAccounts<T>(config: Config, fn: (svc: AccountService) => Promise<T>, keyWarning = false): Promise<T> {
+  const { store, created } = await openStoreNoting(config);
+  if (created) process.stderr.write(newStoreNotice(config, keyWarning));
   try {
     return await fn(new AccountService(store, masterKeyOf(config)));
   } finally {
@@ -154,7 +155,7 @@ async function main(argv: string[]): Promise<void> {
       if (!plan) throw new UsageError(`--plan must be one of ${Object.keys(PLANS).join(', ')}`);
       const emailWhy = o.email !== undefined ? emailProblem(o.email) : null;
       if (emailWhy) throw new UsageError(`--email ${emailWhy}`);
-      const r = await withAccounts(config, (s) => s.createAccount(plan, o.email ?? null));
+      const r = await withAccounts(config, (s) => s.createAccount(plan, o.email ?? null), true);
       return out(json, r, `account ${r.account_id}\napi_key ${r.api_key}\nkey_id ${r.key_id}\nsigning_secret ${r.signing_secret}\nsession_token ${r.session_token}`);
     }
     case 'keys create': {

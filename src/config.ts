@@ -6,6 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** pretty: one readable line per event; json: one JSON object per line; auto: pretty on a terminal. */
+export type LogFormat = 'json' | 'pretty' | 'auto';
 
 export interface Config {
   readonly port: number;
@@ -18,6 +20,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly openRendersPerHour: number;
   readonly logLevel: LogLevel;
+  /** LOG_FORMAT: json (files, collectors) or pretty (a terminal); auto = pretty when stdout is a TTY. */
+  readonly logFormat: LogFormat;
   readonly googleClientId: string | null;
   readonly smtpUrl: string | null;
   /** Largest JSON body accepted, bytes. */
@@ -63,6 +67,7 @@ export class ConfigError extends Error {}
 export const DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty', 'auto'];
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
@@ -110,6 +115,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
+  const logFormat = (env.LOG_FORMAT?.trim().toLowerCase() || 'auto') as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) {
+    throw new ConfigError(`LOG_FORMAT must be json or pretty (unset: pretty on a terminal, else json), got "${env.LOG_FORMAT}"`);
+  }
   const smtpUrl = env.SMTP_URL?.trim() || null;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
   return Object.freeze({
@@ -123,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     openRendersPerHour: int(env, 'OPEN_RENDERS_PER_HOUR', 60, 0, 1000000),
     logLevel,
+    logFormat,
     googleClientId: env.GOOGLE_CLIENT_ID?.trim() || null,
     smtpUrl,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 2 * 1024 * 1024, 1024, 100 * 1024 * 1024),

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { masterKeyOf, openStore } from './store/open.js';
+import { describeStore, masterKeyOf, openStore } from './store/open.js';
 import { openRedis } from './store/redis/index.js';
 import { PagePool } from './render/pool.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
@@ -102,7 +102,7 @@ export async function startPool(config: Config, log: Logger): Promise<PagePool> 
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
-  const log = opts.log ?? createLogger(config.logLevel);
+  const log = opts.log ?? createLogger(config.logLevel, undefined, config.logFormat);
   const base = await openStore(config);
   // REDIS_URL: limits, windows and trial claims move to Redis, plus the shared tiers
   const redis = await openRedis(config, base, log);
@@ -163,7 +163,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const addr = server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${addr.port}`;
-    log.info({ url, poolSize: config.poolSize, dataDir: config.dataDir }, 'chartshot listening');
+    // the address really bound (the port the system chose for PORT=0), and a URL to open
+    log.info({ address: `${host}:${addr.port}`, url, poolSize: config.poolSize, store: describeStore(config) }, 'chartshot listening');
     const schedulerMs = opts.schedulerIntervalMs ?? 3_600_000;
     if (schedulerMs > 0) billing.startScheduler(schedulerMs, (err) => log.error({ err }, 'billing scheduler failed'));
     if ((opts.outbox?.pollMs ?? 1000) > 0) outbox.start();

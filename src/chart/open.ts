@@ -9,6 +9,7 @@ import { AppError, configTooLarge, invalidConfig, urlTooLong } from '../errors.j
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
 import { pickAlias } from './quickchart.js';
+import { chartjs2Hint } from './configHints.js';
 import { checkColor, parseChartConfig, rememberConfigJson, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
 
 export const OPEN_LIMITS = Object.freeze({
@@ -71,6 +72,8 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
   if (hasC && hasShortcut) throw invalidConfig('give either c, or type with data (and labels), not both');
   if (!hasC && !hasShortcut) throw invalidConfig('c (a URL-encoded Chart.js config) or type with data is required');
   const config = hasC ? parseConfigParam(q.c!) : shortcutConfig(q.type, q.data, q.labels);
+  const v2 = chartjs2Hint(config, 'c');
+  if (v2) throw invalidConfig(v2);
   const violation = findGateViolation(config);
   if (violation) throw invalidConfig(violation);
   try {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
 import { PLANS, type Format, type Plan } from './plans.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
+import { chartjs2Hint } from './configHints.js';
 
 export type ChartConfig = Record<string, unknown>;
 
@@ -54,6 +55,8 @@ export function parseChartConfig(raw: unknown, field = 'chart'): ChartConfig {
   if (config.data !== undefined && (typeof config.data !== 'object' || config.data === null || Array.isArray(config.data))) {
     throw invalidInput(`${field}.data must be an object`);
   }
+  const v2 = chartjs2Hint(config, field);
+  if (v2) throw invalidInput(v2);
   if (config.type === undefined && !hasDatasetTypes(config)) throw invalidInput(`${field}.type is required`);
   if (config.type !== undefined && !TYPE_SET.has(config.type as string)) {
     throw invalidInput(`${field}.type must be one of ${CHART_TYPES.join(', ')}`);
@@ -81,15 +84,19 @@ function toInt(v: unknown): number | null {
   return null;
 }
 
+/** How a side out of range is refused, the same words for width and height and for every check. */
+export function sideRange(side: 'width' | 'height', plan: Plan): string {
+  return `${side} must be an integer 1-${plan.maxSide} on the ${plan.name} plan`;
+}
+
 /** Width and height within the plan's caps; missing or out of range -> invalid_dimensions. */
 export function checkDimensions(width: unknown, height: unknown, plan: Plan = PLANS.trial): { width: number; height: number } {
-  const range = `1-${plan.maxSide}`;
   const w = toInt(width);
   const h = toInt(height);
   if (width === undefined || width === null || width === '') throw invalidDimensions('width is required');
   if (height === undefined || height === null || height === '') throw invalidDimensions('height is required');
-  if (w === null || w < 1 || w > plan.maxSide) throw invalidDimensions(`width must be an integer ${range} on the ${plan.name} plan`);
-  if (h === null || h < 1 || h > plan.maxSide) throw invalidDimensions(`height must be an integer ${range} on the ${plan.name} plan`);
+  if (w === null || w < 1 || w > plan.maxSide) throw invalidDimensions(sideRange('width', plan));
+  if (h === null || h < 1 || h > plan.maxSide) throw invalidDimensions(sideRange('height', plan));
   if (w * h > plan.maxPixels) {
     throw invalidDimensions(`width x height must be at most ${plan.maxPixels} pixels on the ${plan.name} plan`);
   }

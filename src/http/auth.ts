@@ -4,6 +4,11 @@ import type { Middleware } from 'koa';
 import type { AccountService } from '../services/accounts.js';
 import { verifySignedQuery } from '../services/signing.js';
 import type { Clock } from '../clock.js';
+import { unauthorized } from '../errors.js';
+
+/** The usual habit of other APIs, answered with where this one takes its key. */
+const BEARER_HINT =
+  'send the API key in the X-Api-Key header (or the api_key query parameter); Authorization: Bearer is only for session tokens on /usage and /billing';
 
 /** A route that accepts signed URLs gives the clock their expiry is checked against. */
 export type KeyAuthOptions = { allowSigned?: false } | { allowSigned: true; clock: Clock };
@@ -18,6 +23,7 @@ export function apiKeyAuth(accounts: AccountService, opts: KeyAuthOptions = {}):
     } else {
       const header = ctx.get('x-api-key');
       const query = typeof ctx.query.api_key === 'string' ? ctx.query.api_key : undefined;
+      if (!header && !query && /^\s*Bearer\s/i.test(ctx.get('authorization'))) throw unauthorized(BEARER_HINT);
       ctx.state.auth = await accounts.authenticateKey(header || query);
     }
     await next();

@@ -7,6 +7,7 @@ import {
 } from './schemas/responses.js';
 import type { ErrorDoc, ParamDoc, RouteAuth, RouteDescriptor } from './route.js';
 import { schemaRef } from './routeDocs.js';
+import { ERROR_EXAMPLES, REQUEST_EXAMPLES } from './examples.js';
 
 type Json = Record<string, unknown>;
 
@@ -29,8 +30,8 @@ const SECURITY: Record<RouteAuth, Json[]> = {
 /** Query parameters that carry credentials: documented by the security schemes, not as parameters. */
 const CREDENTIAL_PARAMS: Partial<Record<RouteAuth, readonly string[]>> = { apiKey: ['api_key'], apiKeyOrSigned: ['api_key', 'sig'] };
 
-/** Query parameters from an object schema's properties (required ones marked). */
-function queryParameters(schema: { properties?: object; required?: readonly string[] }, omit: readonly string[] = []): Json[] {
+/** Query parameters from an object schema's properties (required ones marked), with their example values. */
+function queryParameters(schema: { properties?: object; required?: readonly string[] }, omit: readonly string[] = [], examples: Record<string, unknown> = {}): Json[] {
   return Object.entries(schema.properties ?? {})
     .filter(([name]) => !omit.includes(name))
     .map(([name, s]) => {
@@ -41,6 +42,7 @@ function queryParameters(schema: { properties?: object; required?: readonly stri
         required: schema.required?.includes(name) ?? false,
         ...(description ? { description } : {}),
         schema: JSON.parse(JSON.stringify(rest)) as Json,
+        ...(examples[name] !== undefined ? { example: examples[name] } : {}),
       };
     });
 }
@@ -61,6 +63,8 @@ function errorResponse(e: ErrorDoc): Json {
     content: e.content ?? {
       'application/json': {
         schema: { allOf: [schemaRef('ErrorObject'), { properties: { error: { enum: [...e.codes] } } }] },
+        // one example per code, so each status shows the codes it really answers with
+        examples: Object.fromEntries(e.codes.map((code) => [code, { summary: code, value: { error: code, detail: ERROR_EXAMPLES[code] } }])),
       },
     },
   };
@@ -75,14 +79,17 @@ function operation(r: RouteDescriptor, schemas: Json): Json {
     if (!p) throw new Error(`${r.method} ${r.path}: path parameter ${name} is not described`);
     return param(name!, 'path', p);
   });
-  const query = r.input?.in === 'query' ? queryParameters(r.input.schema, CREDENTIAL_PARAMS[r.auth]) : [];
+  const example = REQUEST_EXAMPLES[`${r.method} ${r.path}`];
+  const query = r.input?.in === 'query' ? queryParameters(r.input.schema, CREDENTIAL_PARAMS[r.auth], example?.query) : [];
   const page = Object.entries(r.doc.pageQuery ?? {}).map(([name, p]) => param(name, 'query', p));
   const parameters = [...pathParams, ...query, ...page];
   let requestBody: Json | undefined;
   if (r.input?.in === 'body') {
     const id = (r.input.schema as { $id?: string }).$id;
     if (id) schemas[id] ??= toOpenApiSchema(r.input.schema);
-    requestBody = { required: !r.input.optional, content: { 'application/json': { schema: id ? schemaRef(id) : toOpenApiSchema(r.input.schema) } } };
+    const media: Json = { schema: id ? schemaRef(id) : toOpenApiSchema(r.input.schema) };
+    if (example?.body !== undefined) media.example = example.body;
+    requestBody = { required: !r.input.optional, content: { 'application/json': media } };
   }
   const responses: Json = { ...r.responses };
   for (const [status, e] of Object.entries(r.errors)) responses[status] = errorResponse(e);

@@ -5,6 +5,7 @@ import type { ErrorObject } from 'ajv';
 import type { Middleware } from 'koa';
 import type { AppError, ErrorCode } from '../errors.js';
 import type { FromSchema } from './schemaType.js';
+import type { Plan } from '../chart/plans.js';
 
 /** Who may call: anyone, an API key, an API key or a signed URL, a session token, the metrics token. */
 export type RouteAuth = 'none' | 'apiKey' | 'apiKeyOrSigned' | 'session' | 'metricsToken';
@@ -12,8 +13,8 @@ export type RouteAuth = 'none' | 'apiKey' | 'apiKeyOrSigned' | 'session' | 'metr
 /** Per-account limits after auth; on generation routes the trial cap is checked first. */
 export type RouteRateLimit = 'generation' | 'request';
 
-/** Turns the first schema failure into the error the route answers with. */
-export type ErrorMapper = (e: ErrorObject) => AppError;
+/** Turns the first schema failure into the error the route answers with (plan: the caller's, when a key authenticated it). */
+export type ErrorMapper = (e: ErrorObject, plan?: Plan) => AppError;
 
 export interface InputSpec {
   in: 'query' | 'body';

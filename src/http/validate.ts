@@ -3,6 +3,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Context } from 'koa';
 import { invalidDimensions, invalidInput } from '../errors.js';
+import { sideRange } from '../chart/request.js';
+import type { Plan } from '../chart/plans.js';
 import type { ErrorMapper, InputSpec } from './route.js';
 
 const ajvBody = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
@@ -15,10 +17,23 @@ function compile(ajv: Ajv, schema: object): ValidateFunction {
   return ajv.compile(rest);
 }
 
+/** ajv's message, with the allowed values of an enum spelled out ("must be one of png, svg"). */
+export function schemaMessage(e: ErrorObject): string {
+  const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
+  if (e.keyword === 'enum' && Array.isArray(allowed)) return `must be one of ${allowed.map(String).join(', ')}`;
+  return e.message ?? 'is invalid';
+}
+
+/** A width or height out of the schema's range: worded as the plan check words it, for the caller's plan. */
+function sideMessage(field: string, e: ErrorObject, plan: Plan | undefined): string | null {
+  if ((field !== 'width' && field !== 'height') || !plan || !['minimum', 'maximum', 'type'].includes(e.keyword)) return null;
+  return sideRange(field, plan);
+}
+
 /** width/height problems are invalid_dimensions; everything else invalid_input, naming the field. */
-const defaultErrorMapper: ErrorMapper = (e) => {
+const defaultErrorMapper: ErrorMapper = (e, plan) => {
   const field = (e.instancePath.replace(/^\//, '').split('/')[0] || (e.params as { missingProperty?: string }).missingProperty) ?? '';
-  const detail = `${field || 'request'} ${e.message ?? 'is invalid'}`.trim();
+  const detail = sideMessage(field, e, plan) ?? `${field || 'request'} ${schemaMessage(e)}`.trim();
   if (field === 'width' || field === 'height') return invalidDimensions(detail);
   return invalidInput(detail);
 };
@@ -31,12 +46,15 @@ function fieldOf(e: ErrorObject): string {
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || 'body';
 }
 
-const formErrorMapper: ErrorMapper = (e) => {
+const formErrorMapper: ErrorMapper = (e, plan) => {
   const field = fieldOf(e);
-  return invalidInput(e.keyword === 'required' ? `${field} is required` : `${field} ${e.message ?? 'is invalid'}`);
+  return invalidInput(e.keyword === 'required' ? `${field} is required` : (sideMessage(field, e, plan) ?? `${field} ${schemaMessage(e)}`));
 };
 
 type InputReader = (ctx: Context) => unknown;
+
+/** The caller's plan when a key authenticated the request (auth runs before the input check). */
+const planOf = (ctx: Context): Plan | undefined => (ctx.state?.auth as { plan?: Plan } | undefined)?.plan;
 
 /** Reads ctx.query (spec.in 'query') or the JSON body and returns it once it passed spec.schema. */
 export function inputReader(spec: InputSpec): InputReader {
@@ -58,7 +76,7 @@ export function inputReader(spec: InputSpec): InputReader {
     // A required body that is absent or null is checked as {}: the schema (or the service) names what is missing.
     const input = raw === undefined || (raw === null && !spec.optional) ? {} : raw;
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalidInput(notObject);
-    if (!check(input)) throw mapError(check.errors![0]!);
+    if (!check(input)) throw mapError(check.errors![0]!, planOf(ctx));
     return input;
   };
 }
@@ -70,7 +88,7 @@ function formReader(schema: object): InputReader {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidInput('the body must be a JSON object');
     // Defaults are written into the object validated: work on a copy.
     const input = structuredClone(body) as Record<string, unknown>;
-    if (!check(input)) throw formErrorMapper(check.errors![0]!);
+    if (!check(input)) throw formErrorMapper(check.errors![0]!, planOf(ctx));
     return input;
   };
 }

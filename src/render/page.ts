@@ -68,6 +68,9 @@ export const WARMUP: PageRequest = {
   watermark: null,
 };
 
+/** 10000 -> "10 s", 2500 -> "2.5 s". */
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(2))} s`;
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -214,11 +217,12 @@ export class RenderPage {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        // Rejected before markDead rejects `crashed`: the race below must report a timeout.
+        reject(new RenderError('timeout', `render timed out after ${seconds(this.renderTimeoutMs)}`));
         this.markDead('render timed out');
         // On the session already attached (a new one cannot attach to a busy page): stops an
         // infinite loop in a callback within milliseconds.
         this.cdp.send('Runtime.terminateExecution').catch(() => {});
-        reject(new RenderError('timeout', `render took longer than ${this.renderTimeoutMs} ms`));
       }, this.renderTimeoutMs);
     });
     try {

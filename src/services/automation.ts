@@ -22,6 +22,8 @@ export interface ChartPreview {
   format: Format;
   width: number;
   height: number;
+  /** The chart's own title text (plain text, not escaped), or null when it has none. */
+  title: string | null;
   /** Paths, relative to the service root. */
   imageUrl: string;
   downloadUrl: string;
@@ -76,9 +78,23 @@ export class AutomationService {
       format: rec.request.format,
       width: rec.request.width,
       height: rec.request.height,
+      title: chartTitle(rec.request.config),
       // Relative: the page works under whatever host it was reached by.
       imageUrl: `/v1/chart/${id}`,
       downloadUrl: downloadUrl('', id),
     };
   }
+}
+
+/** options.plugins.title.text (Chart.js 3/4) or options.title.text (Chart.js 2): a string or lines of one. */
+export function chartTitle(config: Record<string, unknown>): string | null {
+  const options = config.options as { plugins?: { title?: { text?: unknown } }; title?: { text?: unknown } } | undefined;
+  const text = options?.plugins?.title?.text ?? options?.title?.text;
+  const lines = Array.isArray(text) ? text : [text];
+  const joined = lines
+    .filter((l): l is string | number => typeof l === 'string' || typeof l === 'number')
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return joined ? joined.slice(0, 200) : null;
 }

@@ -2,7 +2,9 @@
 // plan, render, and count the generation.
 import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
 import { checkOutputPixels, parseDevicePixelRatio, pickAlias } from '../chart/quickchart.js';
-import { forbidden } from '../errors.js';
+import { chartRequired, forbidden, invalidInput } from '../errors.js';
+import { noDataProblem } from '../chart/configHints.js';
+import { findBadFunctionString } from '../chart/functionStrings.js';
 import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
 import { renderOwner, type RenderService, type RenderedImage } from './render.js';
@@ -72,10 +74,21 @@ export interface GenerateOptions {
   request?: (auth: AuthContext) => RenderRequest;
 }
 
+/** A body that is itself a Chart.js config ({"type": ..., "data": ...}) lacks the {"chart": ...} wrapper. */
+const BARE_CONFIG_HINT =
+  'chart (or c) is required: the body looks like a bare Chart.js config; wrap it as {"chart": {"type": ..., "data": ...}, "width": 600, "height": 400}';
+
 export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: GenerateOptions = {}): RenderRequest {
   const fields = f as Record<string, unknown>;
-  const chart = pickAlias(fields, 'chart', 'c');
-  const config = parseChartConfig(chart, f.chart !== undefined ? 'chart' : 'c');
+  const raw = pickAlias(fields, 'chart', 'c');
+  if ((raw === undefined || raw === null || raw === '') && ('type' in f || 'data' in f)) throw chartRequired(BARE_CONFIG_HINT);
+  const field = f.chart !== undefined ? 'chart' : 'c';
+  const config = parseChartConfig(raw, field);
+  const empty = noDataProblem(config, field);
+  if (empty) throw invalidInput(empty);
+  const allowFunctions = opts.allowFunctions ?? true;
+  const badFunction = allowFunctions ? findBadFunctionString(config, field) : null;
+  if (badFunction) throw invalidInput(badFunction);
   const { width, height } = checkDimensions(pickAlias(fields, 'width', 'w'), pickAlias(fields, 'height', 'h'), auth.plan);
   const format = checkFormat(pickAlias(fields, 'format', 'f'), auth.plan);
   const ratio = parseDevicePixelRatio(f.devicePixelRatio, 1);
@@ -86,7 +99,7 @@ export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: Gene
     height,
     format,
     backgroundColor: checkColor(pickAlias(fields, 'backgroundColor', 'bkg')),
-    allowFunctions: opts.allowFunctions ?? true,
+    allowFunctions,
     watermark: auth.key.kind === 'test' ? `${SERVICE_NAME} TEST` : null,
     // absent at 1: the digest of today's requests stays what it was
     ...(ratio !== 1 ? { devicePixelRatio: ratio } : {}),

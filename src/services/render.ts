@@ -6,6 +6,7 @@ import { configJsonOf, renderDigest, type RenderRequest } from '../chart/request
 import { AppError, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
 import type { Format } from '../chart/plans.js';
 import { Flights } from './flights.js';
+import { mayRunCallerCode } from '../chart/callerCode.js';
 
 export interface RenderedImage {
   body: Buffer;
@@ -125,7 +126,7 @@ export class RenderService {
         // an oversized image is the caller's config, as far as the metrics go
         this.observer?.rendered(req.format, err.kind === 'too_large' ? 'config' : err.kind, ms);
         if (err.kind === 'too_large') throw invalidInput(tooLargeDetail(err.message, req, this.opts.maxImageBytes));
-        throw toAppError(err);
+        throw toAppError(err, req);
       }
       this.observer?.rendered(req.format, 'crash', ms);
       throw err;
@@ -142,7 +143,7 @@ function tooLargeDetail(pageMessage: string, req: RenderRequest, max: number | u
   return `the image would be ${bytes} bytes; at most ${limit} for a ${req.width}x${req.height} SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`;
 }
 
-function toAppError(err: RenderError): AppError {
+function toAppError(err: RenderError, req: RenderRequest): AppError {
   switch (err.kind) {
     case 'config':
       // Chart.js refused the config (unknown type, bad scale...): a client mistake.
@@ -151,7 +152,8 @@ function toAppError(err: RenderError): AppError {
       // Retry-After: the pool's estimate of when a page would be free (at least 1 s)
       return serviceUnavailable((err.retryAfterMs ?? 1000) / 1000, err.message);
     case 'timeout':
-      return renderFailed(err.message);
+      // only caller code can keep a page busy that long; without any, the chart itself was too big
+      return renderFailed(`${err.message}: ${req.configJs !== undefined || mayRunCallerCode(req) ? 'a callback did not return' : 'the chart took too long to draw'}`);
     default:
       return renderFailed('the renderer failed; please retry');
   }

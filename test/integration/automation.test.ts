@@ -132,11 +132,11 @@ describe('POST /v1/zapier/*', function () {
       ['bad pie colour', 'pie-chart', { title: 't', labels: 'a,b', values: '1,2', colors: '#EF4444,#12' }, /^colors \(entry 2\) must be a CSS colour/],
       ['bad series colour', 'multi-series-chart', { title: 't', labels: 'a', series: [{ name: 's', values: '1', color: 'url(x)' }] }, /^series\[0\]\.color must be a CSS colour/],
       ['bad backgroundColor', 'pie-chart', { title: 't', labels: 'a', values: '1', backgroundColor: '#zzz' }, /^backgroundColor must be a CSS colour/],
-      ['bad legendPosition', 'pie-chart', { title: 't', labels: 'a', values: '1', legendPosition: 'middle' }, /^legendPosition must be equal to one of the allowed values/],
-      ['bad format', 'bar-chart', { title: 't', labels: 'a', values: '1', format: 'pdf' }, /^format must be equal to one of the allowed values/],
-      ['width not a number', 'bar-chart', { title: 't', labels: 'a', values: '1', width: 'wide' }, /^width must be integer/],
+      ['bad legendPosition', 'pie-chart', { title: 't', labels: 'a', values: '1', legendPosition: 'middle' }, /^legendPosition must be one of top, bottom, left, right$/],
+      ['bad format', 'bar-chart', { title: 't', labels: 'a', values: '1', format: 'pdf' }, /^format must be one of png, svg$/],
+      ['width not a number', 'bar-chart', { title: 't', labels: 'a', values: '1', width: 'wide' }, /^width must be an integer 1-\d+ on the \w+ plan$/],
       ['width over the plan cap', 'bar-chart', { title: 't', labels: 'a', values: '1', width: 3000 }, /width must be an integer 1-2000/],
-      ['bad multi type', 'multi-series-chart', { title: 't', labels: 'a', series: [{ name: 's', values: '1' }], type: 'pie' }, /^type must be equal to one of the allowed values/],
+      ['bad multi type', 'multi-series-chart', { title: 't', labels: 'a', series: [{ name: 's', values: '1' }], type: 'pie' }, /^type must be one of bar, line$/],
       ['negative pie value', 'pie-chart', { title: 't', labels: 'a,b', values: '1,-2' }, /^values of a pie chart must not be negative/],
     ];
     for (const [name, path, body, field] of cases) {

@@ -93,6 +93,7 @@ const CASES: Case[] = [
   { name: 'QR code', method: 'GET', op: '/qr', url: () => '/qr?text=hello', status: 200 },
   { name: 'QR code without text', method: 'GET', op: '/qr', url: () => '/qr?format=svg', status: 400 },
   { name: 'playground', method: 'GET', op: '/playground', url: () => '/playground', status: 200 },
+  { name: 'front page', method: 'GET', op: '/', url: () => '/', status: 200 },
   { name: 'playground edit state', method: 'GET', op: '/playground/config/{id}', url: (f) => `/playground/config/${f.editId}`, status: 200 },
   { name: 'unknown playground edit state', method: 'GET', op: '/playground/config/{id}', url: () => `/playground/config/${'A'.repeat(43)}`, status: 404 },
 ];

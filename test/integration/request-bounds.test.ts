@@ -93,7 +93,7 @@ describe('request parsing bounds', function () {
   });
 
   describe('(b) nesting limit on configs sent as JSON strings', () => {
-    const deep = (n: number) => `{"type":"bar","data":{"datasets":[]},"options":{"x":${'['.repeat(n)}${']'.repeat(n)}}}`;
+    const deep = (n: number) => `{"type":"bar","data":{"datasets":[{"data":[1]}]},"options":{"x":${'['.repeat(n)}${']'.repeat(n)}}}`;
 
     it('POST /v1/chart, POST /v1/chart/create and GET /v1/chart with a 5,000-deep chart string: 400 invalid_input, never 500', async () => {
       const c = await s.account('starter');

@@ -19,12 +19,14 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 function previewPage(p: ChartPreview): string {
   const id = escapeHtml(p.id);
+  // the chart's own title names the tab (escaped: it is the caller's text); else the id
+  const name = p.title ? escapeHtml(p.title) : `Chart ${id}`;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Chart ${id} · chartshot</title>
+<title>${name} · chartshot</title>
 <style>
 body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:16px;background:#f3f4f6;font:15px system-ui,sans-serif;color:#111827}
 img{max-width:95vw;height:auto;background:#fff;box-shadow:0 1px 4px rgba(0,0,0,.15)}
@@ -32,7 +34,7 @@ a{color:#2563eb}
 </style>
 </head>
 <body>
-<img src="${escapeHtml(p.imageUrl)}" width="${p.width}" height="${p.height}" alt="Chart ${id}">
+<img src="${escapeHtml(p.imageUrl)}" width="${p.width}" height="${p.height}" alt="${name}">
 <p><a href="${escapeHtml(p.downloadUrl)}">Download ${p.format.toUpperCase()}</a> · <a href="${escapeHtml(p.imageUrl)}">Image link</a></p>
 </body>
 </html>

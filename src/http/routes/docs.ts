@@ -11,7 +11,8 @@ const DOCS_CSP = [
   "script-src 'self'",
   // Swagger UI sets style attributes from script.
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
+  // "Try it out" shows an image response through a blob: URL of the bytes it fetched
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
@@ -45,6 +46,13 @@ const INIT = `window.addEventListener('load', function () {
     defaultModelsExpandDepth: 0,
     tryItOutEnabled: false,
     validatorUrl: null,
+    // The document names PUBLIC_BASE_URL; this page may have been reached by another name
+    // (127.0.0.1, a proxy's host), and its CSP lets it call only its own origin: call that.
+    requestInterceptor: function (req) {
+      var u = new URL(req.url, window.location.href);
+      if (u.origin !== window.location.origin) req.url = window.location.origin + u.pathname + u.search;
+      return req;
+    },
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout'
   });

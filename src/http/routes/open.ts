@@ -10,6 +10,7 @@ import { etagMatches, setImageHeaders } from '../imageHeaders.js';
 import { route, type ErrorMapper, type RouteDescriptor } from '../route.js';
 import { imageContent, retryAfter } from '../routeDocs.js';
 import { clientSignal } from '../clientGone.js';
+import { schemaMessage } from '../validate.js';
 
 export interface OpenRouteDeps {
   open: Pick<OpenChartService, 'render'>;
@@ -31,7 +32,7 @@ function openLimits(): Middleware {
 
 const asInvalidConfig: ErrorMapper = (e) => {
   const field = e.instancePath.replace(/^\//, '') || 'query';
-  return invalidConfig(`${field} ${e.message ?? 'is invalid'}`);
+  return invalidConfig(`${field} ${schemaMessage(e)}`);
 };
 
 function sendOpenImage(ctx: Context, img: OpenImage): void {
