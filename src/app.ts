@@ -27,6 +27,7 @@ import { statusRoutes, type StatusRouteDeps } from './http/routes/status.js';
 import { automationRoutes, type AutomationRouteDeps } from './http/routes/automation.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { accountRoutes, type AccountRouteDeps } from './http/routes/account.js';
+import { dashboardRoutes, type DashboardRouteDeps } from './http/dashboard/routes.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -35,7 +36,8 @@ export type AppDeps = ChartRouteDeps &
   ShortChartRouteDeps &
   StatusRouteDeps &
   AutomationRouteDeps &
-  AccountRouteDeps & {
+  AccountRouteDeps &
+  DashboardRouteDeps & {
     config: Config;
     log: Logger;
     accounts: AccountService;
@@ -82,6 +84,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestAnalytics(deps.usage, deps.log));
   // before auth and routing: every reader of ctx.query gets one bounded, linear parse
   app.use(queryParser());
+  // server-rendered pages with form bodies of their own, outside the JSON API's route table
+  app.use(dashboardRoutes(deps));
   app.use(jsonBody(deps.config.maxBodyBytes));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -23,6 +23,9 @@ import { UsageService } from './services/usage.js';
 import { TrialService } from './services/trials.js';
 import { OutboxWorker, type OutboxOptions } from './services/outbox.js';
 import { createApp } from './app.js';
+import { DashboardService } from './services/dashboard/index.js';
+import { DashboardSessions } from './services/dashboard/sessions.js';
+import { GoogleSignIn } from './services/dashboard/google.js';
 import type { Store } from './store/types.js';
 import type { RequestObserver } from './http/requestMetrics.js';
 import { withFastPath } from './http/fastPath.js';
@@ -36,6 +39,9 @@ function keyedWindows(windows: OpenRenderWindows, masterKey: Buffer): OpenRender
     purge: (before) => windows.purge(before),
   };
 }
+
+/** Google sign-in is offered when both the client id and its secret are set. */
+const googleConfigured = (c: Config): boolean => c.googleClientId !== null && c.googleClientSecret !== null;
 
 /** Everything the composition root built; createApp takes the part the HTTP layer calls. */
 export interface Services {
@@ -58,6 +64,9 @@ export interface Services {
   billing: BillingService;
   trials: TrialService;
   outbox: OutboxWorker;
+  dashboard: DashboardService;
+  dashboardSessions: DashboardSessions;
+  googleSignIn: GoogleSignIn | null;
 }
 
 export interface Running {
@@ -109,7 +118,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const metrics = new Metrics({ poolStats: () => livePool.stats() });
     const renderer = new RenderService(pool, metrics, { maxImageBytes: config.maxImageBytes });
     const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics, redis?.hotTier);
-    const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
+    const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: googleConfigured(config) }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));
     // this process's id: its usage reservations and outbox claims are its own
     const instanceId = randomUUID();
@@ -134,7 +143,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       rerender: { concurrency: Math.max(1, Math.floor(config.poolSize / 2)), renderTimeoutMs: config.renderTimeoutMs },
     });
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
-    const deps: Services = { config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox };
+    const dashboard = new DashboardService({
+      store, accounts, usage, billing, renderer, clock, masterKey, publicBaseUrl: config.publicBaseUrl, webhookAllowPrivate: config.webhookAllowPrivate,
+    });
+    const dashboardSessions = new DashboardSessions(store, accounts, clock, masterKey);
+    const googleSignIn = googleConfigured(config)
+      ? new GoogleSignIn({ clientId: config.googleClientId!, clientSecret: config.googleClientSecret!, issuer: config.googleIssuerUrl, redirectUri: `${config.publicBaseUrl}/login/google/callback` }, clock, masterKey)
+      : null;
+    const deps: Services = {
+      config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
+      dashboard, dashboardSessions, googleSignIn,
+    };
     const app = createApp(deps);
     const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy }, app.callback()));
     server.keepAliveTimeout = 65_000;
@@ -157,7 +176,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         (n) => n > 0 && log.info({ purged: n }, 'expired cached images removed'),
         (err: unknown) => log.error({ err }, 'purging expired images failed'),
       );
-    const housekeeping = setInterval(purgeExpired, 3_600_000);
+    const purgeSessions = () => dashboardSessions.purgeExpired().catch((err: unknown) => log.error({ err }, 'purging expired dashboard sessions failed'));
+    const housekeeping = setInterval(() => {
+      void purgeExpired();
+      void purgeSessions();
+    }, 3_600_000);
     housekeeping.unref();
     let closing: Promise<void> | null = null;
     const p = pool;

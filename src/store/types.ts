@@ -3,6 +3,7 @@
 import type { PlanName } from '../chart/plans.js';
 import type { GenerationCount, MeteringStores } from './metering.js';
 import type { RenderRequest } from '../chart/request.js';
+import type { DashboardStore } from './dashboard.js';
 
 export type AccountStatus = 'active' | 'suspended' | 'cancelled' | 'terminated';
 export type KeyKind = 'live' | 'trial' | 'test';
@@ -189,6 +190,8 @@ export interface Store extends MeteringStores {
   readonly openWindows: OpenRenderWindows;
   readonly charts: ChartStore;
   readonly chartMetrics: ChartMetricsStore;
+  /** The web dashboard's sign-in sessions and the reads of its pages. */
+  readonly dashboard: DashboardStore;
   /**
    * A terminated account's data, in one transaction: each table family deletes its own rows of
    * the account (keys, sessions, charts and their images, usage, rate windows, trial sign-ups),

@@ -14,6 +14,7 @@ import { pgOutbox } from './outbox.js';
 import { authChanges } from './authVersion.js';
 import { pgLocks } from './locks.js';
 import { pgPurgeAccountData } from './accountPurge.js';
+import { pgDashboard } from './dashboard.js';
 
 export interface PgStore extends Store {
   readonly db: PgDb;
@@ -47,6 +48,7 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     billing: pgBilling(db),
     outbox: pgOutbox(db),
     locks: pgLocks(db),
+    dashboard: pgDashboard(db),
     purgeAccountData: pgPurgeAccountData(db),
     async ping() {
       const t = process.hrtime.bigint();

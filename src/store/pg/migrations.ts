@@ -250,4 +250,17 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE outbox ADD COLUMN claim_until bigint; -- another claim may take it after this
   ALTER TABLE trial_signups ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;
   `,
+  // 5: the web dashboard's sign-in sessions (a cookie's token as its hash, with the session's
+  // CSRF token), apart from the CLI's API session tokens
+  `
+  CREATE TABLE dashboard_sessions (
+    token_hash text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    csrf text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL
+  );
+  CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
+  CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
+  `,
 ];

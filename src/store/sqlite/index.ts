@@ -10,6 +10,7 @@ import { sqliteOutbox } from './outbox.js';
 import { sqliteOpenWindows } from './openWindows.js';
 import { chartsPurge, sqliteChartMetrics, sqliteCharts } from './charts.js';
 import { sqliteLocks } from './locks.js';
+import { dashboardPurge, sqliteDashboard } from './dashboard.js';
 import { guarded, toStorageError } from './errors.js';
 
 export interface SqliteStore extends Store {
@@ -28,7 +29,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     ownWrites++;
   };
   // each table family deletes its own rows of a terminated account; all of them in one transaction
-  const purges = [chartsPurge(db), accountsPurge(db), usagePurge(db), rateLimitsPurge(db), trialsPurge(db), billingPurge(db)];
+  const purges = [chartsPurge(db), accountsPurge(db), usagePurge(db), rateLimitsPurge(db), trialsPurge(db), billingPurge(db), dashboardPurge(db)];
   const purgeTx = db.transaction((accountId: string) => {
     for (const purge of purges) purge(accountId);
   });
@@ -49,6 +50,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     charts: guarded(sqliteCharts(db)),
     chartMetrics: guarded(sqliteChartMetrics(db)),
     locks: sqliteLocks(),
+    dashboard: guarded(sqliteDashboard(db)),
     async purgeAccountData(accountId) {
       try {
         purgeTx.immediate(accountId);

@@ -229,4 +229,17 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
   ALTER TABLE outbox ADD COLUMN claim_until INTEGER; -- ms since epoch: another claim may take it after this
   `,
+  // 9: the web dashboard's sign-in sessions: a cookie's token, stored as its hash, with the
+  // session's CSRF token; apart from the CLI's API session tokens so signing out revokes only these
+  `
+  CREATE TABLE dashboard_sessions (
+    token_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    csrf TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
+  CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
+  `,
 ];
