@@ -89,7 +89,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
   };
 
   // ---- the forms (POST): on success a redirect (or a page), on a refusal the page with it --
-  type Action = (ctx: Context, s: SignedIn, form: URLSearchParams) => Promise<{ redirect: string } | { page: string }>;
+  type Action = (ctx: Context, s: SignedIn, form: URLSearchParams) => Promise<{ redirect: string } | { page: string; status?: number }>;
   const field = (f: URLSearchParams, name: string) => f.get(name) ?? '';
   const actions: Record<string, { page: Render; run: Action }> = {
     '/dashboard/keys': {
@@ -115,7 +115,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
           return { page: await keys(null, { ...input, url: r.url, expiresAt: r.expiresAt })(ctx, s, null) };
         } catch (err) {
           // keep what was typed: the page shows the form again with the refusal
-          if (err instanceof AppError && err.status < 500) return { page: await keys(null, input)(ctx, s, errorNotice(err)) };
+          if (err instanceof AppError && err.status < 500) return { page: await keys(null, input)(ctx, s, errorNotice(err)), status: err.status };
           throw err;
         }
       },
@@ -264,7 +264,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
     try {
       const r = await action.run(ctx, s, form);
       if ('redirect' in r) redirect(ctx, r.redirect);
-      else send(ctx, 200, r.page);
+      else send(ctx, r.status ?? 200, r.page);
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       // the account may have changed (a refused change still reads fresh state)
