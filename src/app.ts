@@ -1,8 +1,9 @@
 // createApp(deps): middleware order and routes. It never listens itself.
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import type { AccountService } from './services/accounts.js';
+import type { AccountService, AuthContext } from './services/accounts.js';
+import type { KeyUse } from './services/dashboard/keyUse.js';
 import type { UsageService } from './services/usage.js';
 import type { Clock } from './clock.js';
 import { errorMapper } from './http/errors.js';
@@ -45,6 +46,8 @@ export type AppDeps = ChartRouteDeps &
     /** Signed URLs' expiry is judged by it. */
     clock: Clock;
     requestObserver?: RequestObserver;
+    /** Notes when each key was last used (the dashboard's keys page). */
+    keyUse?: Pick<KeyUse, 'seen'>;
   };
 
 /** Every route, in registration order; /openapi.json documents them all. */
@@ -61,13 +64,24 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
   return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account];
 }
 
+/** After a key authenticated, notes its use (never waits for the store). */
+function noteKeyUse(auth: Middleware, keyUse: AppDeps['keyUse']): Middleware {
+  if (!keyUse) return auth;
+  return (ctx, next) =>
+    auth(ctx, () => {
+      const a = ctx.state.auth as AuthContext | undefined;
+      if (a) keyUse.seen(a.key.id, a.account.id);
+      return next();
+    });
+}
+
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: 1 });
   app.silent = true; // errors are logged by the error mapper, once
   const router = buildRouter(routeTable(deps), {
     auth: {
-      apiKey: apiKeyAuth(deps.accounts),
-      apiKeyOrSigned: apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }),
+      apiKey: noteKeyUse(apiKeyAuth(deps.accounts), deps.keyUse),
+      apiKeyOrSigned: noteKeyUse(apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }), deps.keyUse),
       session: sessionAuth(deps.accounts),
       metricsToken: metricsTokenAuth(deps.config.metricsToken),
     },

@@ -26,6 +26,7 @@ import { createApp } from './app.js';
 import { DashboardService } from './services/dashboard/index.js';
 import { DashboardSessions } from './services/dashboard/sessions.js';
 import { GoogleSignIn } from './services/dashboard/google.js';
+import { KeyUse } from './services/dashboard/keyUse.js';
 import type { Store } from './store/types.js';
 import type { RequestObserver } from './http/requestMetrics.js';
 import { withFastPath } from './http/fastPath.js';
@@ -67,6 +68,7 @@ export interface Services {
   dashboard: DashboardService;
   dashboardSessions: DashboardSessions;
   googleSignIn: GoogleSignIn | null;
+  keyUse: KeyUse;
 }
 
 export interface Running {
@@ -152,7 +154,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       : null;
     const deps: Services = {
       config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
-      dashboard, dashboardSessions, googleSignIn,
+      dashboard, dashboardSessions, googleSignIn, keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
     };
     const app = createApp(deps);
     const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy }, app.callback()));

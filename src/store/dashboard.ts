@@ -37,6 +37,10 @@ export interface DashboardStore {
   purgeExpiredSessions(now: number): Promise<number>;
   /** The account's usage_daily rows in [fromDay, toDay], oldest first (days without a row are absent). */
   dailyUsage(accountId: string, fromDay: number, toDay: number): Promise<DailyUsageRow[]>;
+  /** Records that a key was used at `at` (a later time wins). */
+  touchKey(keyId: string, accountId: string, at: number): Promise<void>;
+  /** When each of the account's keys was last used, by key id (keys never used are absent). */
+  keysLastUsed(accountId: string): Promise<Map<string, number>>;
   /** Ids of the accounts whose e-mail address is `email` (compared case-insensitively), at most 2. */
   accountsByEmail(email: string): Promise<string[]>;
   /** The account's short charts with the most hits, most first, at most `limit`. */

@@ -174,6 +174,11 @@ describe('web dashboard', function () {
       expect(list.text).to.not.include(key);
       expect(list.text).to.not.include(secret);
       expect(list.text).to.include(keyId).and.include(key.slice(0, 9)).and.include(a.key_id);
+      const row = new RegExp(`<tr data-key="${keyId}">.*?</tr>`, 's').exec(list.text)![0];
+      const minute = new Date(clock.now()).toISOString().slice(0, 16).replace('T', ' ');
+      expect(row.match(new RegExp(minute, 'g'))).to.have.length(2); // created, and last used
+      const unused = new RegExp(`<tr data-key="${a.key_id}">.*?</tr>`, 's').exec(list.text)![0];
+      expect(unused).to.include('<td>-</td>');
     });
 
     it('revokes after a confirmation page; the key stops working; another account\'s key cannot be revoked', async () => {

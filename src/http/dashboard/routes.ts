@@ -72,7 +72,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
   };
   const keys = (created: NewKey | null = null, sign: SignForm | null = null): Render => async (ctx, s, notice) => {
     const v = await dashboard.keys(s.account);
-    return keysPage(pc(ctx, s, s.csrf, 'keys', notice), v, new Map(), deps.clock.now(), created, sign);
+    return keysPage(pc(ctx, s, s.csrf, 'keys', notice), v, deps.clock.now(), created, sign);
   };
   const usage: Render = async (ctx, s, notice) =>
     usagePage(pc(ctx, s, s.csrf, 'usage', notice), await dashboard.usageView(s.account), PLANS[s.account.plan].chartsPerPeriod === null, deps.config.publicBaseUrl);

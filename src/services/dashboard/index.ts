@@ -27,6 +27,8 @@ export type AccountState =
 
 export interface KeysView {
   keys: ApiKey[];
+  /** When each key was last used (about to the minute), by key id. */
+  lastUsed: Map<string, number>;
   plan: Plan;
   /** Keys that count against the plan's limit (live/trial, not revoked). */
   active: number;
@@ -93,7 +95,7 @@ export class DashboardService {
     else if (plan.maxKeys !== null && keys.filter((k) => k.revokedAt === null && k.kind !== 'test').length >= plan.maxKeys) {
       blocked = `The ${label(plan.name)} plan allows ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}: revoke one, or change plan, to create another.`;
     }
-    return { keys, plan, active, blocked };
+    return { keys, lastUsed: await this.d.store.dashboard.keysLastUsed(account.id), plan, active, blocked };
   }
 
   createKey(account: Account): Promise<{ api_key: string; key_id: string; signing_secret: string }> {

@@ -11,6 +11,16 @@ interface SessionRow {
 
 export function pgDashboard(db: PgDb): DashboardStore {
   return {
+    async touchKey(keyId, accountId, at) {
+      await db.exec(
+        'INSERT INTO key_last_used (key_id, account_id, used_at) VALUES ($1, $2, $3) ON CONFLICT (key_id) DO UPDATE SET used_at = GREATEST(key_last_used.used_at, excluded.used_at)',
+        [keyId, accountId, at],
+      );
+    },
+    async keysLastUsed(accountId) {
+      const rows = await db.rows<{ key_id: string; used_at: number }>('SELECT key_id, used_at FROM key_last_used WHERE account_id = $1', [accountId]);
+      return new Map(rows.map((r) => [r.key_id, Number(r.used_at)]));
+    },
     async accountsByEmail(email) {
       const rows = await db.rows<{ id: string }>("SELECT id FROM accounts WHERE lower(email) = lower($1) AND status <> 'terminated' ORDER BY created_at LIMIT 2", [email]);
       return rows.map((r) => r.id);
@@ -52,7 +62,8 @@ export function pgDashboard(db: PgDb): DashboardStore {
   };
 }
 
-/** Signs a terminated account out of the dashboard, inside the purge's transaction. */
+/** Signs a terminated account out of the dashboard and forgets its keys' use, inside the purge's transaction. */
 export async function purgeDashboard(sql: Sql, accountId: string): Promise<void> {
   await sql.exec('DELETE FROM dashboard_sessions WHERE account_id = $1', [accountId]);
+  await sql.exec('DELETE FROM key_last_used WHERE account_id = $1', [accountId]);
 }

@@ -23,7 +23,17 @@ export function sqliteDashboard(db: DB): DashboardStore {
      WHERE c.account_id = ? ORDER BY m.hit_count DESC, c.id LIMIT ?`,
   );
   const byEmail = db.prepare<[string], { id: string }>("SELECT id FROM accounts WHERE lower(email) = lower(?) AND status <> 'terminated' ORDER BY created_at LIMIT 2");
+  const touch = db.prepare(
+    'INSERT INTO key_last_used (key_id, account_id, used_at) VALUES (?, ?, ?) ON CONFLICT (key_id) DO UPDATE SET used_at = max(used_at, excluded.used_at)',
+  );
+  const lastUsed = db.prepare<[string], { key_id: string; used_at: number }>('SELECT key_id, used_at FROM key_last_used WHERE account_id = ?');
   return {
+    async touchKey(keyId, accountId, at) {
+      touch.run(keyId, accountId, at);
+    },
+    async keysLastUsed(accountId) {
+      return new Map(lastUsed.all(accountId).map((r) => [r.key_id, r.used_at]));
+    },
     async accountsByEmail(email) {
       return byEmail.all(email).map((r) => r.id);
     },
@@ -52,10 +62,12 @@ export function sqliteDashboard(db: DB): DashboardStore {
   };
 }
 
-/** Signs a terminated account out of the dashboard, inside the purge's transaction. */
+/** Signs a terminated account out of the dashboard and forgets its keys' use, inside the purge's transaction. */
 export function dashboardPurge(db: DB): (accountId: string) => void {
-  const del = db.prepare('DELETE FROM dashboard_sessions WHERE account_id = ?');
+  const sessions = db.prepare('DELETE FROM dashboard_sessions WHERE account_id = ?');
+  const used = db.prepare('DELETE FROM key_last_used WHERE account_id = ?');
   return (accountId) => {
-    del.run(accountId);
+    sessions.run(accountId);
+    used.run(accountId);
   };
 }

@@ -241,5 +241,11 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
   CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
+  CREATE TABLE key_last_used (
+    key_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    used_at INTEGER NOT NULL -- ms since epoch, written at most about once a minute per key
+  ) WITHOUT ROWID;
+  CREATE INDEX key_last_used_account ON key_last_used(account_id);
   `,
 ];

@@ -23,10 +23,10 @@ export interface SignForm {
 
 const statusOf = (k: ApiKey, now: number) => (k.revokedAt !== null ? 'revoked' : k.expiresAt !== null && k.expiresAt <= now ? 'expired' : 'active');
 
-export function keysPage(p: PageContext, v: KeysView, lastUsed: Map<string, number | null>, now: number, created: NewKey | null, sign: SignForm | null): string {
+export function keysPage(p: PageContext, v: KeysView, now: number, created: NewKey | null, sign: SignForm | null): string {
   const rows = v.keys.map((k) => {
     const st = statusOf(k, now);
-    return html`<tr data-key="${k.id}"><td><code>${k.prefix}…</code></td><td><code>${k.id}</code></td><td>${k.kind}</td><td>${isoMinute(k.createdAt)}</td><td>${isoMinute(lastUsed.get(k.id) ?? null)}</td><td>${st}</td>
+    return html`<tr data-key="${k.id}"><td><code>${k.prefix}…</code></td><td><code>${k.id}</code></td><td>${k.kind}</td><td>${isoMinute(k.createdAt)}</td><td>${isoMinute(v.lastUsed.get(k.id) ?? null)}</td><td>${st}</td>
 <td>${st === 'active' ? html`<a href="/dashboard/keys/revoke?key_id=${encodeURIComponent(k.id)}">Revoke…</a>` : ''}</td></tr>`;
   });
   const limit = v.plan.maxKeys === null ? 'no limit' : `${v.active} of ${v.plan.maxKeys} in use`;
