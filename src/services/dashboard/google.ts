@@ -62,7 +62,6 @@ export class GoogleSignIn {
       nonce: s.nonce,
       code_challenge: createHash('sha256').update(s.verifier).digest('base64url'),
       code_challenge_method: 'S256',
-      prompt: 'select_account',
     }).toString();
     return { url: u.toString(), cookie: this.seal(s) };
   }
