@@ -40,15 +40,17 @@ export function usageChartRequest(s: DailySeries, width = 960, height = 280): Re
       data: {
         labels: s.days,
         datasets: [
-          { type: 'bar', label: 'Generations', data: s.generations, backgroundColor: '#3b6fd8', barPercentage: 1, categoryPercentage: many ? 1 : 0.8 },
-          { type: 'line', label: 'Errors', data: s.errors, borderColor: '#d0342c', backgroundColor: '#d0342c', borderWidth: 1.5, pointRadius: many ? 0 : 2 },
+          { type: 'bar', label: 'Generations', data: s.generations, backgroundColor: '#3b6fd8', barPercentage: 1, categoryPercentage: many ? 1 : 0.8, order: 2, yAxisID: 'y' },
+          // errors are few beside generations: their own scale on the right, drawn on top
+          { type: 'line', label: 'Errors', data: s.errors, borderColor: '#d0342c', backgroundColor: '#d0342c', borderWidth: 1.5, pointRadius: many ? 0 : 2, order: 1, yAxisID: 'errors' },
         ],
       },
       options: {
         plugins: { legend: { position: 'top', align: 'end' } },
         scales: {
           x: { ticks: { maxTicksLimit: 12, maxRotation: 0 }, grid: { display: false } },
-          y: { beginAtZero: true, ticks: { precision: 0 } },
+          y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'generations' } },
+          errors: { position: 'right', beginAtZero: true, ticks: { precision: 0, color: '#d0342c' }, grid: { display: false }, title: { display: true, text: 'errors', color: '#d0342c' } },
         },
       },
     },

@@ -99,5 +99,5 @@ form.inline{display:inline}
 .state.active{background:#d1fae5}.state.past_due{background:#fef3c7}.state.suspended,.state.cancelled{background:#fee2e2}
 .muted{color:#6b7280}
 .chart img{width:100%;height:auto;display:block}
-@media (max-width:600px){main{padding:12px}nav{margin-left:0}h1{font-size:20px}}
+@media (max-width:600px){main{padding:12px}nav{margin-left:0}h1{font-size:20px}.chart img{min-width:720px}}
 `;

@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../errors.js';
 import { PLANS } from '../../chart/plans.js';
 import type { Clock } from '../../clock.js';
 import type { BillingService } from '../../services/billing/index.js';
-import { stateOf, type DashboardService } from '../../services/dashboard/index.js';
+import type { DashboardService } from '../../services/dashboard/index.js';
 import { csrfMatches, randomToken, DASHBOARD_SESSION_MS, type DashboardSessions, type SignedIn } from '../../services/dashboard/sessions.js';
 import type { GoogleSignIn } from '../../services/dashboard/google.js';
 import type { PageContext } from './layout.js';
@@ -66,9 +66,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
   // ---- the pages (GET), each also answering a failed POST with its error ------------------
   type Render = (ctx: Context, s: SignedIn, notice: Notice) => Promise<string>;
   const overview: Render = async (ctx, s, notice) => {
-    const a = await dashboard.overview(s.account);
-    const billing = s.account.plan === 'trial' ? null : (await dashboard.billingView(s.account)).record;
-    return overviewPage(pc(ctx, s, s.csrf, 'overview', notice), a, stateOf(s.account, billing), PLANS[s.account.plan].chartsPerPeriod === null);
+    const [a, state] = await Promise.all([dashboard.overview(s.account), dashboard.state(s.account)]);
+    return overviewPage(pc(ctx, s, s.csrf, 'overview', notice), a, state, PLANS[s.account.plan].chartsPerPeriod === null);
   };
   const keys = (created: NewKey | null = null, sign: SignForm | null = null): Render => async (ctx, s, notice) => {
     const v = await dashboard.keys(s.account);

@@ -150,6 +150,11 @@ export class DashboardService {
 
   // ---- billing --------------------------------------------------------------------------
 
+  /** Where the account stands (the overview's badge), without closing periods or reading invoices. */
+  async state(account: Account): Promise<AccountState> {
+    return stateOf(account, account.plan === 'trial' ? null : await this.d.billing.record(account));
+  }
+
   async billingView(account: Account): Promise<BillingView> {
     const info = await this.d.billing.info(account);
     const invoices = await this.d.billing.invoiceList(account);
