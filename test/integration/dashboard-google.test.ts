@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { PageClient, freshIp } from '../helpers/dashboard.js';
 import { GoogleSignIn } from '../../src/services/dashboard/google.js';
 import { systemClock } from '../../src/clock.js';
+import { redactUrl } from '../../src/log.js';
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -173,6 +174,10 @@ describe('Google sign-in (OpenID Connect, against a local provider)', function (
     const r2 = await again.get(callback!.pathname + callback!.search);
     expect(r2.status).to.equal(401);
     expect(r2.text).to.include('token exchange failed');
+  });
+
+  it("the callback's code and state are not written to the access log", () => {
+    expect(redactUrl('/login/google/callback?code=abc123&state=xyz&iss=http%3A%2F%2F127.0.0.1')).to.equal('/login/google/callback?code=[redacted]&state=[redacted]&iss=http%3A%2F%2F127.0.0.1');
   });
 
   describe('id_token checks', () => {

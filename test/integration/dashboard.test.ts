@@ -350,6 +350,19 @@ describe('web dashboard', function () {
     });
   });
 
+  it('every page renders for a trial account, and for a suspended one', async () => {
+    const trial = await signedIn('trial');
+    for (const p of ['/dashboard', '/dashboard/keys', '/dashboard/usage', '/dashboard/billing', '/dashboard/settings']) {
+      expect((await trial.b.get(p)).status, p).to.equal(200);
+    }
+    expect((await trial.b.get('/dashboard/settings')).text).to.include('Usage webhooks are for paid plans.');
+    const { a, b } = await signedIn();
+    await s.deps.store.accounts.update(a.account_id, { status: 'suspended' });
+    for (const p of ['/dashboard', '/dashboard/keys', '/dashboard/usage', '/dashboard/billing', '/dashboard/settings']) {
+      expect((await b.get(p)).status, p).to.equal(200);
+    }
+  });
+
   describe('escaping', () => {
     it('values from the store are escaped on every page', async () => {
       const { a, b } = await signedIn();

@@ -91,6 +91,7 @@ button.secondary{background:#fff;color:#1f2937;border-color:#9ca3af}
 button.danger{background:#b91c1c;border-color:#991b1b}
 button.link{background:none;border:none;color:#e5e7eb;padding:4px 2px;margin:0}
 form.inline{display:inline}
+.google{display:inline-block;padding:8px 14px;border:1px solid #9ca3af;border-radius:4px;background:#fff;color:#1f2937;text-decoration:none;font-weight:600}
 .row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-end}
 .notice{padding:10px 12px;border-radius:6px;border:1px solid}
 .notice.ok{background:#ecfdf5;border-color:#6ee7b7}
