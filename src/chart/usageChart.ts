@@ -1,32 +1,46 @@
-// The dashboard's usage chart (pure): daily generations and errors over a window of days, as a
-// Chart.js config the service's own engine draws.
+// The dashboard's usage chart (pure): generations and errors per day (or per week over long
+// windows) as a Chart.js config the service's own engine draws.
 import type { DailyUsageRow } from '../store/dashboard.js';
 import type { RenderRequest } from './request.js';
 
-export interface DailySeries {
-  /** ISO dates (YYYY-MM-DD), one per day of the window, oldest first. */
+export interface UsageSeries {
+  /** ISO date (YYYY-MM-DD) of each bucket's first day, oldest first. */
   days: string[];
   generations: number[];
   errors: number[];
+  /** Days per bucket: 1, or 7 over windows longer than a year. */
+  bucketDays: number;
 }
 
 const DAY_MS = 86_400_000;
+/** Up to this many days the chart has a bar per day; longer windows get a bar per week. */
+export const DAILY_BARS_MAX = 366;
 
-/** One entry per day of [fromDay, toDay], zero where the store has no row. */
-export function dailySeries(rows: readonly DailyUsageRow[], fromDay: number, toDay: number): DailySeries {
+/** One bucket per day (or week) of [fromDay, toDay], zero where the store has no row; the last bucket ends on toDay. */
+export function usageSeries(rows: readonly DailyUsageRow[], fromDay: number, toDay: number): UsageSeries {
+  const bucketDays = toDay - fromDay + 1 > DAILY_BARS_MAX ? 7 : 1;
   const byDay = new Map(rows.map((r) => [r.day, r]));
-  const out: DailySeries = { days: [], generations: [], errors: [] };
-  for (let d = fromDay; d <= toDay; d++) {
-    const r = byDay.get(d);
-    out.days.push(new Date(d * DAY_MS).toISOString().slice(0, 10));
-    out.generations.push(r ? r.renders + r.cacheHits : 0);
-    out.errors.push(r ? Math.max(0, r.requests - r.succeeded) : 0);
+  const out: UsageSeries = { days: [], generations: [], errors: [], bucketDays };
+  // buckets are counted back from toDay, so the newest one is whole; the oldest may be cut short
+  const first = toDay - Math.ceil((toDay - fromDay + 1) / bucketDays) * bucketDays + 1;
+  for (let start = first; start <= toDay; start += bucketDays) {
+    let g = 0;
+    let e = 0;
+    for (let d = Math.max(start, fromDay); d < start + bucketDays; d++) {
+      const r = byDay.get(d);
+      if (!r) continue;
+      g += r.renders + r.cacheHits;
+      e += Math.max(0, r.requests - r.succeeded);
+    }
+    out.days.push(new Date(Math.max(start, fromDay) * DAY_MS).toISOString().slice(0, 10));
+    out.generations.push(g);
+    out.errors.push(e);
   }
   return out;
 }
 
-/** An SVG render request of the series: bars of generations, a line of errors, no animation. */
-export function usageChartRequest(s: DailySeries, width = 960, height = 280): RenderRequest {
+/** An SVG render request of the series: bars of generations, a line of errors on its own scale. */
+export function usageChartRequest(s: UsageSeries, width = 960, height = 280): RenderRequest {
   const many = s.days.length > 62;
   return {
     width,
@@ -49,7 +63,7 @@ export function usageChartRequest(s: DailySeries, width = 960, height = 280): Re
         plugins: { legend: { position: 'top', align: 'end' } },
         scales: {
           x: { ticks: { maxTicksLimit: 12, maxRotation: 0 }, grid: { display: false } },
-          y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'generations' } },
+          y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: s.bucketDays === 7 ? 'generations per week' : 'generations' } },
           errors: { position: 'right', beginAtZero: true, ticks: { precision: 0, color: '#d0342c' }, grid: { display: false }, title: { display: true, text: 'errors', color: '#d0342c' } },
         },
       },

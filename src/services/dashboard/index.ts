@@ -60,8 +60,8 @@ export interface SignUrlInput {
 }
 
 const DAY_MS = 86_400_000;
-/** The chart shows at most this many days however long the plan keeps analytics (page weight). */
-export const CHART_MAX_DAYS = 366;
+/** The window of a plan that keeps analytics without a set limit (enterprise). */
+const DEFAULT_WINDOW_DAYS = 365;
 const TOP_CHARTS = 10;
 
 export class DashboardService {
@@ -80,7 +80,7 @@ export class DashboardService {
       webhookAllowPrivate: boolean;
     },
   ) {
-    this.chart = new UsageChart(d.renderer);
+    this.chart = new UsageChart(d.renderer, d.clock);
   }
 
   // ---- keys -----------------------------------------------------------------------------
@@ -135,8 +135,7 @@ export class DashboardService {
   }
 
   async usageView(account: Account): Promise<UsageView> {
-    const retention = PLANS[account.plan].analyticsRetentionDays ?? 365;
-    const windowDays = Math.min(retention, CHART_MAX_DAYS);
+    const windowDays = PLANS[account.plan].analyticsRetentionDays ?? DEFAULT_WINDOW_DAYS;
     const today = Math.floor(this.d.clock.now() / DAY_MS);
     const from = today - windowDays + 1;
     const [analytics, rows, top] = await Promise.all([

@@ -15,7 +15,7 @@ export function usagePage(p: PageContext, v: UsageView, unlimited: boolean, publ
     p,
     'Usage',
     html`${usageCards(v.analytics, unlimited)}
-<section class="chart"><h2>Daily generations and errors, last ${v.windowDays} days</h2>
+<section class="chart"><h2>${v.chart.bucketDays === 7 ? 'Weekly' : 'Daily'} generations and errors, last ${v.windowDays} days</h2>
 <img src="${src}" width="960" height="280" alt="${`Daily generations (${num(v.chart.totals.generations)} in all) and errors (${num(v.chart.totals.errors)}) over the last ${v.windowDays} days`}">
 <p class="muted">${num(v.analytics.quickStats.totalRequests)} requests in the window: ${num(v.chart.totals.generations)} generations, ${num(v.chart.totals.errors)} errors.</p></section>
 <section><h2>Top charts by hits</h2>
