@@ -247,6 +247,13 @@ describe('web dashboard', function () {
       expect(r.text).to.include(chartId).and.include('>42<');
       expect(Buffer.byteLength(r.text)).to.be.below(200 * 1024);
     });
+
+    it("covers the plan's whole analytics retention: three years of weekly bars on Growth", async () => {
+      const { b } = await signedIn('growth');
+      const r = await b.get('/dashboard/usage');
+      expect(r.text).to.include('Weekly generations and errors, last 1095 days');
+      expect(Buffer.byteLength(r.text)).to.be.below(200 * 1024);
+    });
   });
 
   describe('billing', () => {
