@@ -6,6 +6,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, sign, type JsonWebKey } from 'node:crypto';
 import Provider from 'oidc-provider';
+import puppeteer from 'puppeteer-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { PageClient, freshIp } from '../helpers/dashboard.js';
 import { GoogleSignIn } from '../../src/services/dashboard/google.js';
@@ -42,7 +46,8 @@ describe('Google sign-in (OpenID Connect, against a local provider)', function (
 
   before(async () => {
     const [pPort, sPort] = [await freePort(), await freePort()];
-    issuer = `http://127.0.0.1:${pPort}`;
+    // another site than the dashboard (127.0.0.1), as Google is: the way back is a cross-site navigation
+    issuer = `http://localhost:${pPort}`;
     const base = `http://127.0.0.1:${sPort}`;
     const provider = new Provider(issuer, {
       clients: [{
@@ -72,7 +77,7 @@ describe('Google sign-in (OpenID Connect, against a local provider)', function (
         await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
       })().catch((err: unknown) => res.writeHead(500).end(String(err)));
     });
-    await new Promise<void>((r) => providerServer.listen(pPort, '127.0.0.1', () => r()));
+    await new Promise<void>((r) => providerServer.listen(pPort, () => r()));
     s = await startTestServer({ port: sPort, publicBaseUrl: base, googleClientId: CLIENT.id, googleClientSecret: CLIENT.secret, googleIssuerUrl: issuer });
   });
   after(async () => {
@@ -174,6 +179,30 @@ describe('Google sign-in (OpenID Connect, against a local provider)', function (
     const r2 = await again.get(callback!.pathname + callback!.search);
     expect(r2.status).to.equal(401);
     expect(r2.text).to.include('token exchange failed');
+  });
+
+  it('signs in from Chromium: the Strict session cookie is sent once the continue page leads to the dashboard', async function () {
+    const a = await s.deps.accounts.createAccount('growth', 'browser@example.com');
+    user = { sub: 'u6', email: 'browser@example.com', email_verified: true };
+    const profile = mkdtempSync(join(tmpdir(), 'chartshot-oidc-profile-'));
+    const browser = await puppeteer.launch({
+      executablePath: s.config.chromiumPath, headless: true, userDataDir: profile,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-dev-shm-usage'],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${s.url}/login`, { waitUntil: 'load' });
+      await page.click('a.google');
+      for (let i = 0; i < 100 && new URL(page.url()).pathname !== '/dashboard'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(new URL(page.url()).pathname).to.equal('/dashboard');
+      await page.waitForSelector('main h1');
+      expect(await page.$eval('main', (e) => (e as HTMLElement).innerText)).to.include(a.account_id);
+      const cookie = (await page.cookies()).find((c) => c.name === 'chartshot_dashboard');
+      expect(cookie).to.include({ httpOnly: true, sameSite: 'Strict' });
+    } finally {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
   });
 
   it("the callback's code and state are not written to the access log", () => {

@@ -8,7 +8,7 @@ export function settingsPage(p: PageContext, s: { webhookUrl: string | null; ema
     'Settings',
     html`<section><h2>Usage webhook</h2>
 ${paid
-  ? html`<p class="muted">chartshot POSTs a <code>usage_threshold</code> event at 80%, 95% and 100% of the monthly limit, signed in <code>X-Chartshot-Signature</code> (HMAC-SHA256 of the body with your signing secret). An http(s) URL on a public address.</p>
+  ? html`<p class="muted">chartshot POSTs a <code>usage_threshold</code> event at 80%, 95% and 100% of the monthly limit, signed in <code>X-Chartshot-Signature</code> (HMAC-SHA256 of the body, keyed with the signing secret of your oldest active API key). An http(s) URL on a public address.</p>
 <form method="post" action="/dashboard/settings/webhook">${csrfField(p)}<label for="webhook">Webhook URL (empty: none)</label>
 <input id="webhook" name="url" type="url" maxlength="2048" value="${s.webhookUrl ?? ''}" placeholder="https://example.com/hooks/chartshot"><button type="submit">Save</button></form>
 ${s.webhookUrl ? html`<form method="post" action="/dashboard/settings/webhook/test">${csrfField(p)}<button type="submit" class="secondary">Send a test event</button></form>` : ''}`
