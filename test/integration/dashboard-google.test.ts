@@ -239,3 +239,21 @@ describe('Google sign-in (OpenID Connect, against a local provider)', function (
     });
   });
 });
+
+describe('Google sign-in with the provider unreachable', function () {
+  this.timeout(60000);
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ googleClientId: 'x', googleClientSecret: 'y', googleIssuerUrl: `http://127.0.0.1:${await freePort()}` });
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  it('answers with a page saying so (503), not an internal error', async () => {
+    const r = await new PageClient(s.url, freshIp()).get('/login/google');
+    expect(r.status).to.equal(503);
+    expect(r.headers.get('content-type')).to.match(/^text\/html/);
+    expect(r.text).to.include('Google sign-in is unreachable just now');
+  });
+});

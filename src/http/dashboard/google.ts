@@ -12,7 +12,15 @@ import type { PageTools } from './routes.js';
 export function googleRoutes(google: GoogleSignIn, sessions: DashboardSessions, t: PageTools): (ctx: Context) => Promise<boolean> {
   return async (ctx) => {
     if (ctx.path === '/login/google') {
-      const { url, cookie } = await google.start();
+      let started: { url: string; cookie: string };
+      try {
+        started = await google.start();
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        t.send(ctx, err.status, messagePage(t.pc(ctx, null, ''), 'Google sign-in failed', err.detail ?? err.code));
+        return true;
+      }
+      const { url, cookie } = started;
       // Lax: the provider's redirect back is a cross-site navigation, which Strict cookies miss
       setCookie(ctx, OIDC_COOKIE, cookie, { maxAgeS: FLOW_MS / 1000, path: '/login/google', sameSite: 'Lax' });
       t.redirect(ctx, url, 302);
@@ -27,7 +35,7 @@ export function googleRoutes(google: GoogleSignIn, sessions: DashboardSessions, 
       // a page, not a redirect: a redirect answering a cross-site navigation would not send the Strict cookie
       t.send(ctx, 200, continuePage(t.pc(ctx, null, '')));
     } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (!(err instanceof AppError)) throw err;
       t.send(ctx, err.status, messagePage(t.pc(ctx, null, ''), 'Google sign-in failed', err.detail ?? err.code));
     }
     return true;

@@ -3,7 +3,7 @@
 // The flow's secrets travel in a short-lived cookie sealed with an HMAC of the master key.
 import { createHash, createHmac, createPublicKey, timingSafeEqual, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import { invalidInput, invalidSession } from '../../errors.js';
+import { AppError, invalidInput, invalidSession, serviceUnavailable } from '../../errors.js';
 import { randomToken } from './sessions.js';
 
 export interface GoogleOptions {
@@ -50,7 +50,7 @@ export class GoogleSignIn {
 
   /** Where to send the browser, and the sealed cookie that must come back with it. */
   async start(): Promise<{ url: string; cookie: string }> {
-    const d = await this.meta();
+    const d = await reachable(this.meta());
     const s: Sealed = { state: randomToken(), nonce: randomToken(), verifier: randomToken(48), exp: this.clock.now() + FLOW_MS };
     const u = new URL(d.authorization_endpoint);
     u.search = new URLSearchParams({
@@ -73,8 +73,8 @@ export class GoogleSignIn {
     if (!s || s.exp <= this.clock.now()) throw invalidSession('the sign-in took too long or was started in another browser; start again');
     if (typeof query.state !== 'string' || !equal(query.state, s.state)) throw invalidSession('the sign-in state does not match; start again');
     if (typeof query.code !== 'string' || query.code.length === 0 || query.code.length > 2048) throw invalidInput('no authorization code');
-    const d = await this.meta();
-    const res = await fetch(d.token_endpoint, {
+    const d = await reachable(this.meta());
+    const res = await reachable(fetch(d.token_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams({
@@ -87,10 +87,10 @@ export class GoogleSignIn {
       }),
       redirect: 'error',
       signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+    }));
     const body = (await res.json().catch(() => null)) as { id_token?: unknown; error?: unknown } | null;
     if (!res.ok || !body || typeof body.id_token !== 'string') throw invalidSession(`the token exchange failed (${res.status}${typeof body?.error === 'string' ? ` ${body.error.slice(0, 60)}` : ''})`);
-    const claims = await this.verifyIdToken(body.id_token, d.issuer);
+    const claims = await reachable(this.verifyIdToken(body.id_token, d.issuer));
     if (claims.nonce !== s.nonce) throw invalidSession('the id_token nonce does not match');
     if (claims.email_verified !== true && claims.email_verified !== 'true') throw invalidSession('the Google account has no verified e-mail address');
     if (typeof claims.email !== 'string' || claims.email.length > 254) throw invalidSession('the id_token carries no e-mail address');
@@ -170,6 +170,16 @@ export class GoogleSignIn {
     } catch {
       return null;
     }
+  }
+}
+
+/** The provider unreachable or answering nonsense is a 503 the page explains, not a 500. */
+async function reachable<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw serviceUnavailable(30, `Google sign-in is unreachable just now (${(err as Error).message.slice(0, 120)}); try again, or sign in with a session token`);
   }
 }
 
