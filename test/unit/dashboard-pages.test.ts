@@ -9,6 +9,9 @@ import type { RenderService } from '../../src/services/render.js';
 import type { Account } from '../../src/store/types.js';
 import type { BillingRecord } from '../../src/store/metering.js';
 import { FakeClock, DAY } from '../helpers/clock.js';
+import { DashboardSessions } from '../../src/services/dashboard/sessions.js';
+import { createSqliteStore } from '../../src/store/sqlite/index.js';
+import { invalidSession } from '../../src/errors.js';
 
 const row = (day: number, requests: number, succeeded: number, renders: number, cacheHits: number) => ({ day, requests, succeeded, renders, cacheHits });
 
@@ -101,5 +104,30 @@ describe('dashboard usage chart redraws', () => {
     f.setFail(false);
     expect((await chart.draw('b', [row(10, 2, 2, 2, 0)], 0, 29)).svg.toString()).to.match(/<svg>\d<\/svg>/);
     expect(f.calls.length).to.equal(4);
+  });
+});
+
+describe('dashboard sign-in throttle', () => {
+  it('parallel wrong tokens from one address are checked one by one: only the limit is ever checked', async () => {
+    const store = createSqliteStore(':memory:');
+    try {
+      let checked = 0;
+      // a session check that takes a while, as a remote database's does
+      const accounts = {
+        async authenticateSession(): Promise<never> {
+          checked++;
+          await new Promise((r) => setTimeout(r, 5));
+          throw invalidSession();
+        },
+      };
+      const sessions = new DashboardSessions(store, accounts, new FakeClock(), Buffer.alloc(32, 7));
+      const results = await Promise.allSettled(Array.from({ length: 25 }, (_, i) => sessions.signInWithToken(`guess-${i}`, '203.0.113.9')));
+      const codes = results.map((r) => (r.status === 'rejected' ? (r.reason as { status: number }).status : 200));
+      expect(codes.filter((c) => c === 401)).to.have.length(10);
+      expect(codes.filter((c) => c === 429)).to.have.length(15);
+      expect(checked).to.equal(10);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -26,6 +26,9 @@ export interface SignedIn {
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 
 export class DashboardSessions {
+  /** Sign-ins in progress per address: one at a time, so parallel guesses cannot all pass the check before any failure is counted. */
+  private readonly pending = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly store: Pick<Store, 'dashboard' | 'accounts' | 'rateLimits'>,
     private readonly accounts: Pick<AccountService, 'authenticateSession'>,
@@ -36,6 +39,17 @@ export class DashboardSessions {
   /** A session token -> a new dashboard session; 429 once the address failed too often, 401 on a bad token. */
   async signInWithToken(token: string, ip: string): Promise<{ token: string; session: SignedIn }> {
     const subject = `dashboard-login:${addressHash(this.masterKey, 'dashboard-login', clientKey(ip))}`;
+    const before = this.pending.get(subject) ?? Promise.resolve();
+    const mine = before.catch(() => {}).then(() => this.attempt(subject, token));
+    this.pending.set(subject, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.pending.get(subject) === mine) this.pending.delete(subject);
+    }
+  }
+
+  private async attempt(subject: string, token: string): Promise<{ token: string; session: SignedIn }> {
     const now = this.clock.now();
     const room = await this.store.rateLimits.peek(subject, LOGIN_FAILURES, now);
     if (!room.allowed) throw rateLimitExceeded(room.retryAfterS, `too many failed sign-ins from this address; try again in ${room.retryAfterS} s`);
