@@ -1,8 +1,9 @@
 // createApp(deps): middleware order and routes. It never listens itself.
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import type { AccountService } from './services/accounts.js';
+import type { AccountService, AuthContext } from './services/accounts.js';
+import type { KeyUse } from './services/dashboard/keyUse.js';
 import type { UsageService } from './services/usage.js';
 import type { Clock } from './clock.js';
 import { errorMapper } from './http/errors.js';
@@ -32,6 +33,7 @@ import { accountRoutes, type AccountRouteDeps } from './http/routes/account.js';
 import { quickChartRoutes, type QuickChartRouteDeps } from './http/routes/quickchart.js';
 import { quickChartPathErrors } from './http/quickchartErrors.js';
 import { homeRoutes } from './http/routes/home.js';
+import { dashboardRoutes, type DashboardRouteDeps } from './http/dashboard/routes.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -41,7 +43,8 @@ export type AppDeps = ChartRouteDeps &
   StatusRouteDeps &
   AutomationRouteDeps &
   AccountRouteDeps &
-  Omit<QuickChartRouteDeps, 'config' | 'accounts' | 'usage' | 'log'> & {
+  Omit<QuickChartRouteDeps, 'config' | 'accounts' | 'usage' | 'log'> &
+  DashboardRouteDeps & {
     config: Config;
     log: Logger;
     accounts: AccountService;
@@ -51,6 +54,8 @@ export type AppDeps = ChartRouteDeps &
     requestObserver?: RequestObserver;
     /** What draws the images: X-Chartshot-Renderer on every image response. */
     fingerprint?: Pick<RendererFingerprint, 'header'>;
+    /** Notes when each key was last used (the dashboard's keys page). */
+    keyUse?: Pick<KeyUse, 'seen'>;
   };
 
 /** Every route, in registration order; /openapi.json documents them all. */
@@ -69,14 +74,25 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
   return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account];
 }
 
+/** After a key authenticated, notes its use (never waits for the store). */
+function noteKeyUse(auth: Middleware, keyUse: AppDeps['keyUse']): Middleware {
+  if (!keyUse) return auth;
+  return (ctx, next) =>
+    auth(ctx, () => {
+      const a = ctx.state.auth as AuthContext | undefined;
+      if (a) keyUse.seen(a.key.id, a.account.id);
+      return next();
+    });
+}
+
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: 1 });
   app.silent = true; // errors are logged by the error mapper, once
   provideRenderer(app, deps.fingerprint);
   const router = buildRouter(routeTable(deps), {
     auth: {
-      apiKey: apiKeyAuth(deps.accounts),
-      apiKeyOrSigned: apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }),
+      apiKey: noteKeyUse(apiKeyAuth(deps.accounts), deps.keyUse),
+      apiKeyOrSigned: noteKeyUse(apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }), deps.keyUse),
       session: sessionAuth(deps.accounts),
       metricsToken: metricsTokenAuth(deps.config.metricsToken),
     },
@@ -95,6 +111,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(quickChartPathErrors(deps));
   // before auth and routing: every reader of ctx.query gets one bounded, linear parse
   app.use(queryParser());
+  // server-rendered pages with form bodies of their own, outside the JSON API's route table
+  app.use(dashboardRoutes(deps));
   app.use(jsonBody(deps.config.maxBodyBytes));
   app.use(router.routes());
   app.use(router.allowedMethods());

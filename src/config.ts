@@ -23,6 +23,10 @@ export interface Config {
   /** LOG_FORMAT: json (files, collectors) or pretty (a terminal); auto = pretty when stdout is a TTY. */
   readonly logFormat: LogFormat;
   readonly googleClientId: string | null;
+  /** GOOGLE_CLIENT_SECRET: with GOOGLE_CLIENT_ID, the dashboard offers "Sign in with Google". */
+  readonly googleClientSecret: string | null;
+  /** GOOGLE_ISSUER_URL: the OpenID Connect issuer of Google sign-in (tests point it at a local provider). */
+  readonly googleIssuerUrl: string;
   readonly smtpUrl: string | null;
   /** Largest JSON body accepted, bytes. */
   readonly maxBodyBytes: number;
@@ -133,7 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openRendersPerHour: int(env, 'OPEN_RENDERS_PER_HOUR', 60, 0, 1000000),
     logLevel,
     logFormat,
-    googleClientId: env.GOOGLE_CLIENT_ID?.trim() || null,
+    ...googleSignIn(env),
     smtpUrl,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 2 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     acquireTimeoutMs: int(env, 'ACQUIRE_TIMEOUT_MS', 5000, 10, 600000),
@@ -200,4 +204,12 @@ function readBuildHash(): string {
     }
   }
   return process.env.npm_package_version ? `v${process.env.npm_package_version}` : 'dev';
+}
+
+/** Google sign-in needs both the client id and its secret; the issuer is Google's unless told. */
+function googleSignIn(env: NodeJS.ProcessEnv): Pick<Config, 'googleClientId' | 'googleClientSecret' | 'googleIssuerUrl'> {
+  const googleClientId = env.GOOGLE_CLIENT_ID?.trim() || null;
+  const googleClientSecret = env.GOOGLE_CLIENT_SECRET?.trim() || null;
+  const issuer = url(env, 'GOOGLE_ISSUER_URL', ['https:', 'http:']) ?? 'https://accounts.google.com';
+  return { googleClientId, googleClientSecret, googleIssuerUrl: issuer.replace(/\/+$/, '') };
 }

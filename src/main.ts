@@ -24,6 +24,10 @@ import { UsageService } from './services/usage.js';
 import { TrialService } from './services/trials.js';
 import { OutboxWorker, type OutboxOptions } from './services/outbox.js';
 import { createApp } from './app.js';
+import { DashboardService } from './services/dashboard/index.js';
+import { DashboardSessions } from './services/dashboard/sessions.js';
+import { GoogleSignIn } from './services/dashboard/google.js';
+import { KeyUse } from './services/dashboard/keyUse.js';
 import type { Store } from './store/types.js';
 import type { RequestObserver } from './http/requestMetrics.js';
 import { withFastPath } from './http/fastPath.js';
@@ -40,6 +44,9 @@ function keyedWindows(windows: OpenRenderWindows, masterKey: Buffer): OpenRender
     purge: (before) => windows.purge(before),
   };
 }
+
+/** Google sign-in is offered when both the client id and its secret are set. */
+const googleConfigured = (c: Config): boolean => c.googleClientId !== null && c.googleClientSecret !== null;
 
 /** Everything the composition root built; createApp takes the part the HTTP layer calls. */
 export interface Services {
@@ -66,6 +73,10 @@ export interface Services {
   qr: QrService;
   errorImages: ErrorImageService;
   fingerprint: RendererFingerprint;
+  dashboard: DashboardService;
+  dashboardSessions: DashboardSessions;
+  googleSignIn: GoogleSignIn | null;
+  keyUse: KeyUse;
 }
 
 export interface Running {
@@ -117,7 +128,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const metrics = new Metrics({ poolStats: () => livePool.stats() });
     const renderer = new RenderService(pool, metrics, { maxImageBytes: config.maxImageBytes });
     const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics, redis?.hotTier);
-    const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: config.googleClientId !== null }, clock);
+    const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: googleConfigured(config) }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));
     // this process's id: its usage reservations and outbox claims are its own
     const instanceId = randomUUID();
@@ -147,9 +158,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, usage, clock, fingerprint });
     const qr = new QrService();
     const errorImages = new ErrorImageService(renderer);
+    const dashboard = new DashboardService({
+      store, accounts, usage, billing, renderer, clock, masterKey, publicBaseUrl: config.publicBaseUrl, webhookAllowPrivate: config.webhookAllowPrivate,
+    });
+    const dashboardSessions = new DashboardSessions(store, accounts, clock, masterKey);
+    const googleSignIn = googleConfigured(config)
+      ? new GoogleSignIn({ clientId: config.googleClientId!, clientSecret: config.googleClientSecret!, issuer: config.googleIssuerUrl, redirectUri: `${config.publicBaseUrl}/login/google/callback` }, clock, masterKey)
+      : null;
     const deps: Services = {
       config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
       quickchart, qr, errorImages, fingerprint,
+      dashboard, dashboardSessions, googleSignIn, keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
     };
     const app = createApp(deps);
     const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy, renderer: fingerprint.header() }, app.callback()));
@@ -174,7 +193,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         (n) => n > 0 && log.info({ purged: n }, 'expired cached images removed'),
         (err: unknown) => log.error({ err }, 'purging expired images failed'),
       );
-    const housekeeping = setInterval(purgeExpired, 3_600_000);
+    const purgeSessions = () => dashboardSessions.purgeExpired().catch((err: unknown) => log.error({ err }, 'purging expired dashboard sessions failed'));
+    const housekeeping = setInterval(() => {
+      void purgeExpired();
+      void purgeSessions();
+    }, 3_600_000);
     housekeeping.unref();
     let closing: Promise<void> | null = null;
     const p = pool;

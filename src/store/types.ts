@@ -3,6 +3,7 @@
 import type { PlanName } from '../chart/plans.js';
 import type { GenerationCount, MeteringStores } from './metering.js';
 import type { RenderRequest } from '../chart/request.js';
+import type { DashboardStore } from './dashboard.js';
 
 export type AccountStatus = 'active' | 'suspended' | 'cancelled' | 'terminated';
 export type KeyKind = 'live' | 'trial' | 'test';
@@ -222,6 +223,8 @@ export interface Store extends MeteringStores {
   readonly charts: ChartStore;
   readonly chartMetrics: ChartMetricsStore;
   readonly retention: RetentionStore;
+  /** The web dashboard's sign-in sessions and the reads of its pages. */
+  readonly dashboard: DashboardStore;
   /**
    * A terminated account's data, in one transaction: each table family deletes its own rows of
    * the account (keys, sessions, charts and their images, usage, rate windows, trial sign-ups),

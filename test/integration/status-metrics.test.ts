@@ -49,14 +49,14 @@ describe('GET /v1/status', function () {
     let own: TestServer;
     before(async function () {
       this.timeout(60000);
-      own = await startTestServer({ googleClientId: 'client-123.apps.googleusercontent.com' });
+      own = await startTestServer({ googleClientId: 'client-123.apps.googleusercontent.com', googleClientSecret: 'secret-456' });
     });
     after(async function () {
       this.timeout(30000);
       await own?.stop();
     });
 
-    it('oauth.google is true when GOOGLE_CLIENT_ID is set', async () => {
+    it('oauth.google is true when GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set', async () => {
       const body = (await (await fetch(`${own.url}/v1/status`)).json()) as { status: string; oauth: { google: boolean } };
       expect(body.oauth.google).to.equal(true);
       expect(body.status).to.equal('healthy');

@@ -5,6 +5,7 @@ import { purgeUsage } from './usage.js';
 import { purgeRateLimits } from './rateLimits.js';
 import { purgeTrials } from './trials.js';
 import { purgeBilling } from './billing.js';
+import { purgeDashboard } from './dashboard.js';
 
 /** Accounts, keys and sessions: the keys and sessions go, the account row stays without its e-mail address. */
 async function purgeAccountRows(sql: Sql, accountId: string): Promise<void> {
@@ -20,7 +21,7 @@ async function purgeCharts(sql: Sql, accountId: string): Promise<void> {
   await sql.exec('DELETE FROM account_rerenders WHERE account_id = $1', [accountId]);
 }
 
-const FAMILIES = [purgeCharts, purgeAccountRows, purgeUsage, purgeRateLimits, purgeTrials, purgeBilling];
+const FAMILIES = [purgeCharts, purgeAccountRows, purgeUsage, purgeRateLimits, purgeTrials, purgeBilling, purgeDashboard];
 
 export function pgPurgeAccountData(db: PgDb): (accountId: string) => Promise<void> {
   return (accountId) =>

@@ -15,6 +15,7 @@ import { authChanges } from './authVersion.js';
 import { pgLocks } from './locks.js';
 import { pgRetention } from './retention.js';
 import { pgPurgeAccountData } from './accountPurge.js';
+import { pgDashboard } from './dashboard.js';
 
 export interface PgStore extends Store {
   readonly db: PgDb;
@@ -49,6 +50,7 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     billing: pgBilling(db),
     outbox: pgOutbox(db),
     locks: pgLocks(db),
+    dashboard: pgDashboard(db),
     purgeAccountData: pgPurgeAccountData(db),
     async ping() {
       const t = process.hrtime.bigint();

@@ -263,4 +263,23 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX billing_events_at ON billing_events(at);
   CREATE INDEX billing_lines_created ON billing_lines(created_at);
   `,
+  // 6: the web dashboard's sign-in sessions (a cookie's token as its hash, with the session's
+  // CSRF token), apart from the CLI's API session tokens; and when each API key was last used
+  `
+  CREATE TABLE dashboard_sessions (
+    token_hash text PRIMARY KEY,
+    account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    csrf text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL
+  );
+  CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
+  CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
+  CREATE TABLE key_last_used (
+    key_id text PRIMARY KEY,
+    account_id text NOT NULL,
+    used_at bigint NOT NULL -- written at most about once a minute per key
+  );
+  CREATE INDEX key_last_used_account ON key_last_used(account_id);
+  `,
 ];

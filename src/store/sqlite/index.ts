@@ -11,6 +11,7 @@ import { sqliteOpenWindows } from './openWindows.js';
 import { chartsPurge, sqliteChartMetrics, sqliteCharts } from './charts.js';
 import { sqliteLocks } from './locks.js';
 import { sqliteRetention } from './retention.js';
+import { dashboardPurge, sqliteDashboard } from './dashboard.js';
 import { guarded, toStorageError } from './errors.js';
 
 export interface SqliteStore extends Store {
@@ -29,7 +30,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     ownWrites++;
   };
   // each table family deletes its own rows of a terminated account; all of them in one transaction
-  const purges = [chartsPurge(db), accountsPurge(db), usagePurge(db), rateLimitsPurge(db), trialsPurge(db), billingPurge(db)];
+  const purges = [chartsPurge(db), accountsPurge(db), usagePurge(db), rateLimitsPurge(db), trialsPurge(db), billingPurge(db), dashboardPurge(db)];
   const purgeTx = db.transaction((accountId: string) => {
     for (const purge of purges) purge(accountId);
   });
@@ -51,6 +52,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     chartMetrics: guarded(sqliteChartMetrics(db)),
     retention: guarded(sqliteRetention(db)),
     locks: sqliteLocks(),
+    dashboard: guarded(sqliteDashboard(db)),
     async purgeAccountData(accountId) {
       try {
         purgeTx.immediate(accountId);

@@ -242,4 +242,23 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX billing_events_at ON billing_events(at);
   CREATE INDEX billing_lines_created ON billing_lines(created_at);
   `,
+  // 10: the web dashboard's sign-in sessions: a cookie's token, stored as its hash, with the
+  // session's CSRF token; apart from the CLI's API session tokens so signing out revokes only these
+  `
+  CREATE TABLE dashboard_sessions (
+    token_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    csrf TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX dashboard_sessions_account ON dashboard_sessions(account_id);
+  CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at);
+  CREATE TABLE key_last_used (
+    key_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    used_at INTEGER NOT NULL -- ms since epoch, written at most about once a minute per key
+  ) WITHOUT ROWID;
+  CREATE INDEX key_last_used_account ON key_last_used(account_id);
+  `,
 ];
