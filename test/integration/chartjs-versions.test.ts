@@ -271,6 +271,16 @@ describe('Chart.js 2 and 3 beside 4', function () {
       expect(Buffer.from((await pool.render(page(4))).data, 'base64').length).to.be.greaterThan(100);
     });
 
+    it('under load with mixed versions, a request waits for a busy page of its version rather than switch one at every lease', async () => {
+      // a long wait makes the count independent of the machine's speed
+      const pool = await startPool({ size: 2, versionWaitMs: 10000 });
+      const run = (v: 2 | 4, i: number) => pool.render(page(v, 300 + i), `account:v${v}`);
+      await Promise.all(Array.from({ length: 12 }, (_, i) => [run(2, i), run(4, i)]).flat());
+      // one page goes to Chart.js 2 and stays; the other stays on 4
+      expect(pool.stats().versionSwitches).to.equal(1);
+      expect(pool.stats().versions).to.deep.equal({ 2: 1, 3: 0, 4: 1 });
+    });
+
     it('with one page, v2 and v4 requests of two owners all complete, neither starving the other', async () => {
       const pool = await startPool({ size: 1 });
       const order: string[] = [];
