@@ -77,6 +77,15 @@ describe('Chart.js 2 and 3 beside 4', function () {
     expect([odd.width, odd.height]).to.deep.equal([499, 301]);
   });
 
+  it('a canvas kept between renders draws the same at any ratio: 1, 2, 1, 2 give two identical pairs', async () => {
+    for (const v of [2, 4] as const) {
+      const one = await render(req(BAR2, { chartjs: v }));
+      const two = await render(req(BAR2, { chartjs: v, devicePixelRatio: 2 }));
+      expect((await render(req(BAR2, { chartjs: v }))).equals(one), `Chart.js ${v} ratio 1`).to.equal(true);
+      expect((await render(req(BAR2, { chartjs: v, devicePixelRatio: 2 }))).equals(two), `Chart.js ${v} ratio 2`).to.equal(true);
+    }
+  });
+
   it('a PDF at ratio 2 keeps a 500x300 page and embeds the 1000x600 image', async () => {
     const body = await render(req(BAR2, { chartjs: 2, devicePixelRatio: 2, format: 'pdf' }));
     expect((await PDFDocument.load(body)).getPage(0).getSize()).to.deep.equal({ width: 500, height: 300 });
