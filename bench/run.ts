@@ -10,7 +10,7 @@ import http from 'node:http';
 import { load, request, treeRssMb, type LoadResult } from './lib.js';
 import { compare, markdown } from './compare.js';
 import { sharedStoreRows } from './shared.js';
-import { versionBench, type VersionBench } from './versions.js';
+import { httpVersionBench, versionBench, type HttpVersionBench, type VersionBench } from './versions.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startPool } from '../src/main.js';
@@ -139,6 +139,10 @@ async function main() {
     await load(BASE, CORES * 2, scale(200), (i) => post(bar(i), 800, 400));
     await load(BASE, CORES * 2, scale(40), (i) => post(bar(i), 800, 400, 'svg'));
 
+    // GET /chart: Chart.js 2 at ratio 2 against Chart.js 4 at ratio 1, while no page has drawn v2 yet
+    results.versionsHttp = await httpVersionBench(BASE, acct.api_key, scale(300));
+    console.log(`GET /chart v2 ratio 2 / v4 ratio 1 at 1 in flight: ${JSON.stringify(results.versionsHttp)}`);
+
     // chartshot beside its peer and a bare node:http server, each row with its target.
     const cmp = await compare({ base: BASE, serverPid: server.pid!, barePort: PORT + 1, headers, quick: QUICK }).catch(async (err: unknown) => {
       await stopServer(server);
@@ -260,8 +264,9 @@ function finish(results: Record<string, unknown>, table: string): void {
   console.log('wrote bench/results.json');
 }
 
-function versionLine(v: VersionBench): string {
-  return `Chart.js 2 bar at device pixel ratio 2 (1000x600) against the Chart.js 4 bar at ratio 1 (500x300), 1 in flight through the pool: p50 ${v.v2Ratio2.p50Ms} ms vs ${v.v4Ratio1.p50Ms} ms (${v.ratioP50}x); the first request of a version no page had loaded: at most ${v.coldFirstMs.max} ms.`;
+function versionLine(v: VersionBench, h: HttpVersionBench | null): string {
+  const http = h ? ` Over HTTP (GET /chart): p50 ${h.v2Ratio2P50Ms} ms vs ${h.v4Ratio1P50Ms} ms (${h.ratioP50}x), the server's first v2 request ${h.coldFirstMs} ms.` : '';
+  return `Chart.js 2 bar at device pixel ratio 2 (1000x600) against the Chart.js 4 bar at ratio 1 (500x300), 1 in flight through the pool: p50 ${v.v2Ratio2.p50Ms} ms vs ${v.v4Ratio1.p50Ms} ms (${v.ratioP50}x); the first request of a version no page had loaded: at most ${v.coldFirstMs.max} ms.${http}`;
 }
 
 function updateReadme(r: Record<string, unknown>, peerTable: string): void {
@@ -285,7 +290,7 @@ function updateReadme(r: Record<string, unknown>, peerTable: string): void {
     '',
     `RSS of server + Chromium over ${rss.samples.at(-1)!.renders} renders (MiB): ${rss.samples.map((s) => s.rssMb).join(' → ')} (${rss.growthFrom1kPercent}% after the first 1,000).`,
     '',
-    versionLine(r.versions as VersionBench),
+    versionLine(r.versions as VersionBench, r.versionsHttp as HttpVersionBench | null),
     '',
     typeof sm === 'string' ? `Short charts: ${sm}.` : `GET /v1/chart/{id} at concurrency 32: memory tier ${sm.perSecond}/s (p50 ${sm.p50Ms} ms), persistent tier ${sp?.perSecond}/s (p50 ${sp?.p50Ms} ms).`,
     '',

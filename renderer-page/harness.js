@@ -373,13 +373,6 @@
   var canvases = [];
 
   function canvasFor(width, height, ratio) {
-    if (ratio !== 1) {
-      // Chart.js resizes a canvas it scales: kept canvases are all of ratio 1
-      var scaled = document.createElement('canvas');
-      scaled.width = width;
-      scaled.height = height;
-      return scaled;
-    }
     for (var i = 0; i < canvases.length; i++) {
       var c = canvases[i];
       if (c.width === width && c.height === height) {
@@ -392,7 +385,9 @@
     var canvas = document.createElement('canvas');
     canvas.width = width;
     canvas.height = height;
-    if (width * height <= KEEP_MAX_PIXELS) {
+    // Chart.js scales the backing store by the ratio for the render and gives the canvas back at
+    // width x height on destroy (a render that failed resets the page, cache and all)
+    if (width * height * ratio * ratio <= KEEP_MAX_PIXELS) {
       canvases.unshift(canvas);
       if (canvases.length > KEEP_CANVASES) canvases.pop();
     }

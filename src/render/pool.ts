@@ -29,11 +29,17 @@ export interface PoolOptions {
   /** Pages of Chart.js 2 or 3 go back to Chart.js 4 once their version had no request for this
    *  long (default VERSION_IDLE_MS). */
   versionIdleMs?: number;
+  /** How long a request waits for a busy page of its version before switching another page
+   *  (default VERSION_WAIT_MS). */
+  versionWaitMs?: number;
 }
 
 /** Chart.js 4 is what a page loads first, and where an idle page of another version returns. */
 export const DEFAULT_CHARTJS: ChartjsVersion = 4;
 export const VERSION_IDLE_MS = 60000;
+/** How long a request waits for a busy page of its version before switching another page: about
+ *  what a switch costs (a harness load), several renders' worth. */
+export const VERSION_WAIT_MS = 150;
 
 export interface PoolStats {
   size: number;
@@ -109,6 +115,10 @@ export class PagePool {
   private readonly lastAsked = new Map<ChartjsVersion, number>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private print: RendererFingerprint | null = null;
+  /** Leased pages chosen to be switched to another version (counted as that version's). */
+  private readonly switching = new Map<RenderPage, ChartjsVersion>();
+  /** Requests waiting for a page of their version to come back (see takePage). */
+  private readonly versionWaiters = new Set<{ version: ChartjsVersion; wake: () => void }>();
   /** Profile directories of every browser this pool launched (tests look for leftovers). */
   readonly profiles: string[] = [];
 
@@ -256,6 +266,7 @@ export class PagePool {
   private async destroyPage(rp: RenderPage): Promise<void> {
     this.livePages.delete(rp);
     this.leased.delete(rp);
+    this.switching.delete(rp);
     this.counters.pagesDestroyed++;
     rp.markDead('destroyed');
     try {
@@ -315,7 +326,7 @@ export class PagePool {
    * and only when versions are mixed). Otherwise the first page is returned as it is and
    * render() loads the version's harness on it.
    */
-  private async takePage(version: ChartjsVersion): Promise<RenderPage> {
+  private async takePage(version: ChartjsVersion, mayWait = true): Promise<RenderPage> {
     const first = await this.pool.acquire();
     this.leased.add(first);
     if (first.version === version) return first;
@@ -334,14 +345,49 @@ export class PagePool {
     } finally {
       for (const rp of aside) this.putBack(rp);
     }
-    if (!found) return first;
-    this.putBack(first);
-    return found;
+    if (found) {
+      this.putBack(first);
+      return found;
+    }
+    // Under load with mixed versions every lease would switch a page (about 150 ms each, against
+    // a few ms a render): when a page of the version is busy, wait a little for it instead.
+    if (mayWait && this.busyOf(version) > 0) {
+      this.putBack(first);
+      await this.pageBack(version, this.opts.versionWaitMs ?? VERSION_WAIT_MS);
+      return this.takePage(version, false);
+    }
+    // decided here, synchronously: a request deciding at the same time sees this page as busy
+    // with the version and waits for it rather than switching a second page
+    this.switching.set(first, version);
+    return first;
+  }
+
+  private busyOf(version: ChartjsVersion): number {
+    let n = 0;
+    for (const rp of this.leased) if ((this.switching.get(rp) ?? rp.version) === version && !rp.dead) n++;
+    return n;
+  }
+
+  /** Resolves when a page of `version` is given back to generic-pool, or after ms. */
+  private pageBack(version: ChartjsVersion, ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const w = {
+        version,
+        wake: () => {
+          clearTimeout(timer);
+          this.versionWaiters.delete(w);
+          resolve();
+        },
+      };
+      const timer = setTimeout(w.wake, ms);
+      this.versionWaiters.add(w);
+    });
   }
 
   /** A page taken from generic-pool but not used: back at once, with no reset. */
   private putBack(rp: RenderPage): void {
     this.leased.delete(rp);
+    this.switching.delete(rp);
     void this.pool.release(rp).catch(() => {});
   }
 
@@ -353,6 +399,8 @@ export class PagePool {
     } catch (err) {
       rp.markDead('version switch failed');
       throw new RenderError('crash', `the Chart.js ${version} page did not load: ${(err as Error).message}`);
+    } finally {
+      this.switching.delete(rp);
     }
   }
 
@@ -369,7 +417,7 @@ export class PagePool {
       if (!this.gate.tryEnter()) return;
       let rp: RenderPage | undefined;
       try {
-        rp = await this.takePage(v);
+        rp = await this.takePage(v, false);
         if (rp.version === v) await this.switchVersion(rp, DEFAULT_CHARTJS);
       } catch (err) {
         if (!rp) {
@@ -447,7 +495,14 @@ export class PagePool {
         }
       }
       this.leased.delete(rp);
+      this.switching.delete(rp);
       await this.pool.release(rp);
+      for (const w of this.versionWaiters) {
+        if (w.version === rp.version) {
+          w.wake();
+          break;
+        }
+      }
     } catch (err) {
       this.log.error({ err }, 'returning a page to the pool failed');
     } finally {

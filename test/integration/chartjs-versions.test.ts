@@ -77,6 +77,15 @@ describe('Chart.js 2 and 3 beside 4', function () {
     expect([odd.width, odd.height]).to.deep.equal([499, 301]);
   });
 
+  it('a canvas kept between renders draws the same at any ratio: 1, 2, 1, 2 give two identical pairs', async () => {
+    for (const v of [2, 4] as const) {
+      const one = await render(req(BAR2, { chartjs: v }));
+      const two = await render(req(BAR2, { chartjs: v, devicePixelRatio: 2 }));
+      expect((await render(req(BAR2, { chartjs: v }))).equals(one), `Chart.js ${v} ratio 1`).to.equal(true);
+      expect((await render(req(BAR2, { chartjs: v, devicePixelRatio: 2 }))).equals(two), `Chart.js ${v} ratio 2`).to.equal(true);
+    }
+  });
+
   it('a PDF at ratio 2 keeps a 500x300 page and embeds the 1000x600 image', async () => {
     const body = await render(req(BAR2, { chartjs: 2, devicePixelRatio: 2, format: 'pdf' }));
     expect((await PDFDocument.load(body)).getPage(0).getSize()).to.deep.equal({ width: 500, height: 300 });
@@ -269,6 +278,16 @@ describe('Chart.js 2 and 3 beside 4', function () {
       while (pool.stats().versions![3] !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(pool.stats().versions).to.deep.equal({ 2: 0, 3: 0, 4: 2 });
       expect(Buffer.from((await pool.render(page(4))).data, 'base64').length).to.be.greaterThan(100);
+    });
+
+    it('under load with mixed versions, a request waits for a busy page of its version rather than switch one at every lease', async () => {
+      // a long wait makes the count independent of the machine's speed
+      const pool = await startPool({ size: 2, versionWaitMs: 10000 });
+      const run = (v: 2 | 4, i: number) => pool.render(page(v, 300 + i), `account:v${v}`);
+      await Promise.all(Array.from({ length: 12 }, (_, i) => [run(2, i), run(4, i)]).flat());
+      // one page goes to Chart.js 2 and stays; the other stays on 4
+      expect(pool.stats().versionSwitches).to.equal(1);
+      expect(pool.stats().versions).to.deep.equal({ 2: 1, 3: 0, 4: 1 });
     });
 
     it('with one page, v2 and v4 requests of two owners all complete, neither starving the other', async () => {
