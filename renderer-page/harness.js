@@ -101,8 +101,27 @@
       // arrow functions have no `this` of their own: bind it as an arrow written at top level would
       return fn.bind(undefined);
     } catch (e) {
+      // written as a function (`function (...) {...}`, `(...) => ...`) but not one: the caller
+      // meant code, so the render stops with the path of the string (findString) instead of
+      // drawing the text where a callback was wanted
+      if (st.badFunction === undefined && (FN_RE.test(s) || (m && m[2] !== undefined))) {
+        st.badFunction = s;
+        st.badFunctionMessage = shortMessage(e);
+      }
       return null;
     }
+  }
+
+  /** The dotted path of the first string equal to `text` in a config, for an error message. */
+  function findString(value, text, depth) {
+    if (value === text) return '';
+    if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return null;
+    var keys = Object.keys(value);
+    for (var i = 0; i < keys.length; i++) {
+      var sub = findString(value[keys[i]], text, depth + 1);
+      if (sub !== null) return (Array.isArray(value) ? '[' + keys[i] + ']' : (depth > 0 ? '.' : '') + keys[i]) + sub;
+    }
+    return null;
   }
 
   // Where a string is data, never code: labels and data points stay strings even when they
@@ -506,6 +525,10 @@
         if (text === null) throw new Error('the config could not be inflated');
         var raw = typeof text === 'string' ? apply(jsonParse, JSON, [text]) : req.config;
         cfg = cleanConfig(raw, 0, st, 'root');
+        if (st.badFunction !== undefined) {
+          var at = findString(cfg, st.badFunction, 0);
+          throw new Error('the function string at ' + (at || '(config)') + ' does not parse: ' + st.badFunctionMessage);
+        }
       }
       if (!isObject(cfg)) throw new Error('config must be an object');
       prepare(cfg, req, ratio);

@@ -82,6 +82,12 @@ describe('error details say how to fix the request', function () {
     const short = await api.error('/v1/chart/create', withCallback('function(v) { return v + }'));
     expect(short.status).to.equal(400);
     expect(short.detail).to.include('chart.options.scales.y.ticks.callback');
+    // brackets and quotes balance, so only a parser finds these: the page's, before any code runs
+    for (const bad of ['function (v) { return v v }', '(v) => v v', 'function (v, v2 { return v }']) {
+      const e = await api.error('/v1/chart', withCallback(bad));
+      expect(e, bad).to.deep.include({ status: 400, error: 'invalid_input' });
+      expect(e.detail, bad).to.include('options.scales.y.ticks.callback').and.include('does not parse');
+    }
     expect((await api.render(withCallback("function(v) { return v + '%'; }"))).status).to.equal(200);
     expect((await api.render(withCallback('(v) => `${v} %`'))).status).to.equal(200);
     // labels and data are text: a label that reads like broken code is drawn as written
