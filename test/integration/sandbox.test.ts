@@ -61,7 +61,8 @@ describe("Chromium's sandbox", function () {
     console.log(`      sandbox mode on this host: ${JSON.stringify(renderer)} (service uid ${process.getuid?.()})`);
     expect(renderer).to.be.an('object');
     if (isRoot && existsSync('/usr/bin/setpriv') && userNamespaces) {
-      expect(renderer).to.deep.equal({ sandbox: 'on', mode: 'setpriv', uid: 65534 });
+      expect(renderer).to.deep.include({ sandbox: 'on', mode: 'setpriv', uid: 65534 });
+      expect(renderer.fingerprint).to.match(/^chartjs=4\.\d+\.\d+; chromium=\d+(\.\d+)+; fonts=[0-9a-f]{8}$/);
     } else if (!isRoot && userNamespaces) {
       expect(renderer).to.include({ sandbox: 'on', mode: 'sandbox' });
     }
