@@ -2,7 +2,7 @@
 // their owner and lease), daily request and render statistics, and the usage thresholds reached.
 // A reservation locks its counter row, so instances sharing the database never pass a cap.
 import type { OutboxItem, UsageStore } from '../metering.js';
-import type { PgDb, Sql } from './db.js';
+import { prepared, type PgDb, type Sql } from './db.js';
 import { enqueueIn } from './outbox.js';
 import { countGeneration } from './generation.js';
 
@@ -22,29 +22,27 @@ async function count(sql: Sql, accountId: string, periodStart: number): Promise<
   return r!;
 }
 
+// One statement each: the function of migration 5 locks the counter row, drops lapsed
+// reservations, counts and reserves, as a transaction of separate statements did.
+const RESERVE = prepared('reserve', 'SELECT chartshot_reserve($1, $2, $3, $4, $5, $6) AS id');
+const RELEASE = prepared('release', 'DELETE FROM usage_reservations WHERE id = $1');
+const RECORD_REQUEST = prepared(
+  'record_request',
+  `INSERT INTO usage_daily (account_id, day, requests, succeeded) VALUES ($1, $2, 1, $3)
+   ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + 1, succeeded = usage_daily.succeeded + excluded.succeeded`,
+);
+
 export function pgUsage(db: PgDb): UsageStore {
   return {
     async reserve(accountId, periodStart, cap, { owner, now, leaseMs }) {
-      return db.tx(async (sql) => {
-        // the counter row is the lock every reservation of this account and period waits on
-        await sql.exec('INSERT INTO usage_counters (account_id, period_start) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, periodStart]);
-        await sql.exec('SELECT 1 FROM usage_counters WHERE account_id = $1 AND period_start = $2 FOR UPDATE', [accountId, periodStart]);
-        // leftovers of a dead instance stop counting once their lease has passed
-        await sql.exec('DELETE FROM usage_reservations WHERE account_id = $1 AND period_start = $2 AND lease_until <= $3', [accountId, periodStart, now]);
-        const c = await count(sql, accountId, periodStart);
-        if (cap !== null && c.used + c.reserved >= cap) return null;
-        const r = await sql.one<{ id: number }>(
-          'INSERT INTO usage_reservations (account_id, period_start, owner, lease_until) VALUES ($1, $2, $3, $4) RETURNING id',
-          [accountId, periodStart, owner, now + leaseMs],
-        );
-        return r!.id;
-      });
+      const r = await db.one<{ id: number | null }>(RESERVE, [accountId, periodStart, cap, owner, now, leaseMs]);
+      return r?.id ?? null;
     },
     async commit(accountId, periodStart, reservation, day, stat) {
-      return db.tx((sql) => countGeneration(sql, { accountId, periodStart, reservation, day, stat }));
+      return countGeneration(db, { accountId, periodStart, reservation, day, stat });
     },
     async release(reservation) {
-      await db.exec('DELETE FROM usage_reservations WHERE id = $1', [reservation]);
+      await db.exec(RELEASE, [reservation]);
     },
     async get(accountId, periodStart) {
       return count(db, accountId, periodStart);
@@ -57,11 +55,7 @@ export function pgUsage(db: PgDb): UsageStore {
       );
     },
     async recordRequest(accountId, day, ok) {
-      await db.exec(
-        `INSERT INTO usage_daily (account_id, day, requests, succeeded) VALUES ($1, $2, 1, $3)
-         ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + 1, succeeded = usage_daily.succeeded + excluded.succeeded`,
-        [accountId, day, ok ? 1 : 0],
-      );
+      await db.exec(RECORD_REQUEST, [accountId, day, ok ? 1 : 0]);
     },
     async totals(accountId, fromDay, toDay) {
       const r = (await db.one<{ requests: number | null; succeeded: number | null; renders: number | null; render_ms: number | null; cache_hits: number | null }>(
