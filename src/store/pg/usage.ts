@@ -26,13 +26,86 @@ async function count(sql: Sql, accountId: string, periodStart: number): Promise<
 // reservations, counts and reserves, as a transaction of separate statements did.
 const RESERVE = prepared('reserve', 'SELECT chartshot_reserve($1, $2, $3, $4, $5, $6) AS id');
 const RELEASE = prepared('release', 'DELETE FROM usage_reservations WHERE id = $1');
-const RECORD_REQUEST = prepared(
-  'record_request',
-  `INSERT INTO usage_daily (account_id, day, requests, succeeded) VALUES ($1, $2, 1, $3)
-   ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + 1, succeeded = usage_daily.succeeded + excluded.succeeded`,
+// rows of distinct (account, day), sorted: concurrent batches lock rows in one order
+const ADD_REQUESTS = prepared(
+  'add_requests',
+  `INSERT INTO usage_daily (account_id, day, requests, succeeded)
+   SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::bigint[])
+   ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + excluded.requests, succeeded = usage_daily.succeeded + excluded.succeeded`,
 );
 
-export function pgUsage(db: PgDb): UsageStore {
+interface RequestCount { accountId: string; day: number; requests: number; succeeded: number }
+
+/**
+ * Request analytics (usage_daily.requests, succeeded) written behind the request: a request
+ * adds to a pending count and returns; one statement at a time writes everything pending (so a
+ * burst costs a few statements, and a request no round trip). Reads of the totals, the purge of
+ * an account and close() wait for what is pending. A failed write keeps its counts for the next
+ * one and is reported to the next caller. Analytics only: limits and generation counts are never
+ * written this way.
+ */
+export class RequestCounts {
+  private pending = new Map<string, RequestCount>();
+  private writing: Promise<void> | null = null;
+  private failure: unknown = null;
+
+  constructor(private readonly db: PgDb) {}
+
+  async add(accountId: string, day: number, ok: boolean): Promise<void> {
+    const k = `${day}|${accountId}`;
+    const c = this.pending.get(k) ?? { accountId, day, requests: 0, succeeded: 0 };
+    c.requests++;
+    if (ok) c.succeeded++;
+    this.pending.set(k, c);
+    this.writing ??= this.write();
+    const failure = this.failure;
+    this.failure = null;
+    if (failure !== null) throw failure;
+  }
+
+  /** Resolves once every count added before the call is written (rejects when that failed). */
+  async flush(): Promise<void> {
+    while (this.writing || this.pending.size > 0) {
+      this.writing ??= this.write();
+      await this.writing;
+      if (this.failure !== null) {
+        const failure = this.failure;
+        this.failure = null;
+        throw failure;
+      }
+    }
+  }
+
+  private async write(): Promise<void> {
+    // after the request's own turn: its response is not held up by this statement
+    await Promise.resolve();
+    try {
+      while (this.pending.size > 0) {
+        const batch = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+        this.pending = new Map();
+        try {
+          await this.db.exec(ADD_REQUESTS, [batch.map((c) => c.accountId), batch.map((c) => c.day), batch.map((c) => c.requests), batch.map((c) => c.succeeded)]);
+        } catch (err) {
+          // kept for the next write (added to whatever came meanwhile)
+          for (const c of batch) {
+            const k = `${c.day}|${c.accountId}`;
+            const cur = this.pending.get(k);
+            if (cur) {
+              cur.requests += c.requests;
+              cur.succeeded += c.succeeded;
+            } else this.pending.set(k, c);
+          }
+          this.failure = err;
+          return;
+        }
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+}
+
+export function pgUsage(db: PgDb, requests: RequestCounts = new RequestCounts(db)): UsageStore {
   return {
     async reserve(accountId, periodStart, cap, { owner, now, leaseMs }) {
       const r = await db.one<{ id: number | null }>(RESERVE, [accountId, periodStart, cap, owner, now, leaseMs]);
@@ -55,9 +128,10 @@ export function pgUsage(db: PgDb): UsageStore {
       );
     },
     async recordRequest(accountId, day, ok) {
-      await db.exec(RECORD_REQUEST, [accountId, day, ok ? 1 : 0]);
+      await requests.add(accountId, day, ok);
     },
     async totals(accountId, fromDay, toDay) {
+      await requests.flush();
       const r = (await db.one<{ requests: number | null; succeeded: number | null; renders: number | null; render_ms: number | null; cache_hits: number | null }>(
         `SELECT SUM(requests) AS requests, SUM(succeeded) AS succeeded, SUM(renders) AS renders, SUM(render_ms) AS render_ms,
            SUM(cache_hits) AS cache_hits FROM usage_daily WHERE account_id = $1 AND day >= $2 AND day <= $3`,
