@@ -88,6 +88,7 @@ export function redisHotTier(link: RedisLink, maxBytes: number): HotImageTier {
     async get(key, now) {
       if (!link.up) return null;
       try {
+        link.batchWrites();
         const v = await r.getBuffer(`hot:${key}`);
         const image = v ? decodeImage(v) : null;
         if (image) touches.add(`${prefix}hot:${key}`, now);
