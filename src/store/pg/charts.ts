@@ -2,7 +2,7 @@
 // re-render buckets and remembered failures (row locks), and per-chart metrics.
 import type { ChartMetricsStore, ChartStore, RerenderLimits, RerenderTake } from '../types.js';
 import { failureOf, toChart, toMetrics, type ChartRow, type MetricsRow, type RerenderRow } from '../rows.js';
-import { prepared, type PgDb, type Sql } from './db.js';
+import { prepared, retryAborted, type PgDb, type Sql } from './db.js';
 import { imageArgs, imageUpsert } from './images.js';
 import { countArgs, countCall } from './generation.js';
 
@@ -27,7 +27,7 @@ export function pgCharts(db: PgDb): ChartStore {
     },
     async createWithImage(c, image, count) {
       const args = [c.id, c.accountId, c.keyId, JSON.stringify(c.request), c.digest, c.createdAt, ...imageArgs(image.key, image.image)];
-      const r = await db.one<{ used: number | null }>(count ? CREATE_COUNTED : CREATE_UNCOUNTED, count ? [...args, ...countArgs(count)] : args);
+      const r = await retryAborted(() => db.one<{ used: number | null }>(count ? CREATE_COUNTED : CREATE_UNCOUNTED, count ? [...args, ...countArgs(count)] : args));
       return r?.used ?? null;
     },
     ...rerenderGuard(db),

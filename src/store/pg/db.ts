@@ -81,6 +81,21 @@ function runner(q: (query: pg.QueryConfig) => Promise<pg.QueryResult>): Sql {
   };
 }
 
+/**
+ * Runs one statement again when PostgreSQL aborted it as a deadlock's victim or a serialization
+ * failure: a statement is atomic, so nothing of it was applied (what db.tx does for a transaction).
+ */
+export async function retryAborted<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if ((code !== '40001' && code !== '40P01') || attempt >= 5) throw err;
+    }
+  }
+}
+
 export interface PgOptions {
   url: string;
   /** Connections at most (default 10). */

@@ -1,7 +1,7 @@
 // PostgreSQL: counting one successful generation (usage_counters, usage_daily, its reservation
 // dropped) inside a caller's transaction, so a chart and its count commit together.
 import type { GenerationCount } from '../metering.js';
-import { prepared, type Sql } from './db.js';
+import { prepared, retryAborted, type Sql } from './db.js';
 
 /**
  * The call of chartshot_count_generation (migration 5: used + 1, the reservation dropped, the
@@ -22,5 +22,5 @@ const COUNT = prepared('count_generation', `SELECT ${countCall(1)} AS used`);
 
 /** used + 1, its reservation dropped (when there was one) and the day's render stats, in one statement; returns used. */
 export async function countGeneration(sql: Sql, count: GenerationCount): Promise<number> {
-  return (await sql.one<{ used: number }>(COUNT, countArgs(count)))!.used;
+  return (await retryAborted(() => sql.one<{ used: number }>(COUNT, countArgs(count))))!.used;
 }

@@ -2,7 +2,7 @@
 // their owner and lease), daily request and render statistics, and the usage thresholds reached.
 // A reservation locks its counter row, so instances sharing the database never pass a cap.
 import type { OutboxItem, UsageStore } from '../metering.js';
-import { prepared, type PgDb, type Sql } from './db.js';
+import { prepared, retryAborted, type PgDb, type Sql } from './db.js';
 import { enqueueIn } from './outbox.js';
 import { countGeneration } from './generation.js';
 
@@ -108,7 +108,7 @@ export class RequestCounts {
 export function pgUsage(db: PgDb, requests: RequestCounts = new RequestCounts(db)): UsageStore {
   return {
     async reserve(accountId, periodStart, cap, { owner, now, leaseMs }) {
-      const r = await db.one<{ id: number | null }>(RESERVE, [accountId, periodStart, cap, owner, now, leaseMs]);
+      const r = await retryAborted(() => db.one<{ id: number | null }>(RESERVE, [accountId, periodStart, cap, owner, now, leaseMs]));
       return r?.id ?? null;
     },
     async commit(accountId, periodStart, reservation, day, stat) {
