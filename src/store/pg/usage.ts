@@ -34,12 +34,16 @@ const ADD_REQUESTS = prepared(
    ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + excluded.requests, succeeded = usage_daily.succeeded + excluded.succeeded`,
 );
 
+/** How long a request count waits for others to share its statement. */
+const WRITE_DELAY_MS = 100;
+
 interface RequestCount { accountId: string; day: number; requests: number; succeeded: number }
 
 /**
  * Request analytics (usage_daily.requests, succeeded) written behind the request: a request
- * adds to a pending count and returns; one statement at a time writes everything pending (so a
- * burst costs a few statements, and a request no round trip). Reads of the totals, the purge of
+ * adds to a pending count and returns; one statement at a time, WRITE_DELAY_MS after the first
+ * count pending, writes everything pending (a request costs no round trip; the requests of a
+ * tenth of a second, one statement). Reads of the totals, the purge of
  * an account and close() wait for what is pending. A failed write keeps its counts for the next
  * one and is reported to the next caller. Analytics only: limits and generation counts are never
  * written this way.
@@ -77,8 +81,8 @@ export class RequestCounts {
   }
 
   private async write(): Promise<void> {
-    // after the request's own turn: its response is not held up by this statement
-    await Promise.resolve();
+    // a moment later: the response is not held up, and the requests of that moment share one statement
+    await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS).unref());
     try {
       while (this.pending.size > 0) {
         const batch = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
