@@ -52,6 +52,8 @@ export class RequestCounts {
   private pending = new Map<string, RequestCount>();
   private writing: Promise<void> | null = null;
   private failure: unknown = null;
+  /** Ends the wait of the write under way (a reader wants the counts now). */
+  private hurry: () => void = () => {};
 
   constructor(private readonly db: PgDb) {}
 
@@ -71,6 +73,7 @@ export class RequestCounts {
   async flush(): Promise<void> {
     while (this.writing || this.pending.size > 0) {
       this.writing ??= this.write();
+      this.hurry();
       await this.writing;
       if (this.failure !== null) {
         const failure = this.failure;
@@ -82,7 +85,15 @@ export class RequestCounts {
 
   private async write(): Promise<void> {
     // a moment later: the response is not held up, and the requests of that moment share one statement
-    await new Promise((resolve) => setTimeout(resolve, WRITE_DELAY_MS).unref());
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => this.hurry(), WRITE_DELAY_MS);
+      t.unref();
+      this.hurry = () => {
+        clearTimeout(t);
+        this.hurry = () => {};
+        resolve();
+      };
+    });
     try {
       while (this.pending.size > 0) {
         const batch = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
