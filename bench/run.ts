@@ -1,7 +1,8 @@
 // npm run bench: the real server measured over HTTP, beside its peer (bench/peer/) and a bare
 // node:http server; writes bench/results.json and the README table. BENCH_QUICK=1: a short run;
 // BENCH_PEER_ONLY=1: only the comparisons (bench/compare.ts). With DATABASE_URL and REDIS_URL
-// set, a second server on them is measured beside the SQLite one (bench/shared.ts).
+// set, a second server on them is measured beside the SQLite one (bench/shared.ts);
+// BENCH_SHARED_ONLY=1: only that comparison (printed, nothing written).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
@@ -18,6 +19,7 @@ import type { PageRequest } from '../src/render/pool.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const PEER_ONLY = process.env.BENCH_PEER_ONLY === '1';
+const SHARED_ONLY = process.env.BENCH_SHARED_ONLY === '1';
 const scale = (n: number) => (QUICK ? Math.max(20, Math.round(n / 10)) : n);
 const PORT = Number(process.env.BENCH_PORT ?? 18080);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -135,19 +137,24 @@ async function main() {
       headers,
     });
 
-    // Warm the server (JIT in Node and in every page).
-    await load(BASE, CORES * 2, scale(200), (i) => post(bar(i), 800, 400));
-    await load(BASE, CORES * 2, scale(40), (i) => post(bar(i), 800, 400, 'svg'));
+    if (SHARED_ONLY && !SHARED) throw new Error('BENCH_SHARED_ONLY=1 needs DATABASE_URL and REDIS_URL');
+    if (!SHARED_ONLY) {
+      // Warm the server (JIT in Node and in every page).
+      await load(BASE, CORES * 2, scale(200), (i) => post(bar(i), 800, 400));
+      await load(BASE, CORES * 2, scale(40), (i) => post(bar(i), 800, 400, 'svg'));
+    }
 
     // GET /chart: Chart.js 2 at ratio 2 against Chart.js 4 at ratio 1, while no page has drawn v2 yet
     results.versionsHttp = await httpVersionBench(BASE, acct.api_key, scale(300));
     console.log(`GET /chart v2 ratio 2 / v4 ratio 1 at 1 in flight: ${JSON.stringify(results.versionsHttp)}`);
 
     // chartshot beside its peer and a bare node:http server, each row with its target.
-    const cmp = await compare({ base: BASE, serverPid: server.pid!, barePort: PORT + 1, headers, quick: QUICK }).catch(async (err: unknown) => {
-      await stopServer(server);
-      throw err;
-    });
+    const cmp = SHARED_ONLY
+      ? { rows: [] as Awaited<ReturnType<typeof compare>>['rows'], peerVersions: null, raw: null }
+      : await compare({ base: BASE, serverPid: server.pid!, barePort: PORT + 1, headers, quick: QUICK }).catch(async (err: unknown) => {
+          await stopServer(server);
+          throw err;
+        });
     if (SHARED) {
       // the same service on PostgreSQL + Redis, memory tier off (its cache hits come from Redis)
       const sharedDir = mkdtempSync(join(tmpdir(), 'chartshot-bench-shared-'));
@@ -169,6 +176,12 @@ async function main() {
     }
     results.peer = { versions: cmp.peerVersions, note: 'peer = chartjs-node-canvas in one Node process; "4 in flight" = 4 async loops calling renderToBuffer', rows: cmp.rows, raw: cmp.raw };
     table = markdown(cmp.rows);
+    if (SHARED_ONLY) {
+      await stopServer(server);
+      console.log(JSON.stringify(results.sharedStore, null, 2));
+      console.log(table);
+      return;
+    }
     if (PEER_ONLY) {
       await stopServer(server);
       return finish(results, table);

@@ -1,15 +1,16 @@
 // The short path of cache hits, in front of Koa: GET /v1/chart/{id} and GET /v1/open/chart
-// answered from the memory tier with the same status, headers and body as their routes, plus
+// answered from the memory tier (synchronously) or, when memory holds nothing for them, from the
+// shared tier (one Redis read), with the same status, headers and body as their routes, plus
 // the same request log line and metrics. Anything else, or any doubt (a query string on a
 // chart id, HEAD, a cold tier, a chart not seen in the store lately, an open request target
 // never answered before), goes to Koa unchanged: only a hit the full path would serve from
-// memory is answered here, and Koa's middleware would add nothing to it but cost.
+// those tiers is answered here, and Koa's middleware would add nothing to it but cost.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Logger } from '../log.js';
 import type { ShortChartService } from '../services/shortCharts.js';
-import type { OpenChartService } from '../services/open.js';
+import type { OpenChartService, OpenImage } from '../services/open.js';
 import type { StoredImage } from '../store/types.js';
 import type { RequestObserver } from './requestMetrics.js';
 import { logRequest } from './accessLog.js';
@@ -19,8 +20,8 @@ import { IMMUTABLE } from './routes/shortCharts.js';
 import { OPEN_CACHE_CONTROL } from './routes/open.js';
 
 export interface FastPathDeps {
-  shortCharts: Pick<ShortChartService, 'serveFromMemory'>;
-  open: Pick<OpenChartService, 'serveFromMemory'>;
+  shortCharts: Pick<ShortChartService, 'serveFromMemory'> & Partial<Pick<ShortChartService, 'serveFromShared'>>;
+  open: Pick<OpenChartService, 'serveFromMemory'> & Partial<Pick<OpenChartService, 'serveFromShared'>>;
   log: Logger;
   requestObserver?: RequestObserver;
   /** TRUST_PROXY: the logged client address is the right-most X-Forwarded-For entry, as Koa's ctx.ip. */
@@ -41,48 +42,95 @@ export function withFastPath(deps: FastPathDeps, app: Handler): Handler {
     if (req.method === 'GET') {
       const started = performance.now();
       let answered = false;
+      let shared: Promise<boolean> | null = null;
       try {
         answered = tryServe(deps, req, res, started);
+        if (!answered) shared = tryServeShared(deps, req, res, started);
       } catch (err) {
         // never expected; Koa answers the request properly instead (nothing was written yet)
         deps.log.error({ err }, 'cache-hit short path failed');
         answered = res.headersSent;
       }
       if (answered) return;
+      if (shared) {
+        shared.then(
+          (done) => done || app(req, res),
+          (err: unknown) => {
+            deps.log.error({ err }, 'cache-hit short path failed');
+            if (!res.headersSent) app(req, res);
+          },
+        );
+        return;
+      }
     }
     app(req, res);
   };
 }
 
+/** The chart id of a short-chart GET the short path may answer, or null. */
+function chartIdOf(url: string): string | null {
+  if (!url.startsWith(CHART_PREFIX)) return null;
+  // no query string: Koa would first check it (at most 100 parameters)
+  const id = url.slice(CHART_PREFIX.length);
+  return CHART_ID.test(id) ? id : null;
+}
+
 function tryServe(deps: FastPathDeps, req: IncomingMessage, res: ServerResponse, started: number): boolean {
   const url = req.url ?? '';
-  if (url.startsWith(CHART_PREFIX)) {
-    // no query string: Koa would first check it (at most 100 parameters)
-    const id = url.slice(CHART_PREFIX.length);
-    if (!CHART_ID.test(id)) return false;
+  const id = chartIdOf(url);
+  if (id !== null) {
     const image = deps.shortCharts.serveFromMemory(id);
     if (!image) return false;
-    const headers: OutgoingHttpHeaders = { 'X-Request-Id': '', ETag: image.etag, 'Cache-Control': IMMUTABLE, 'X-Cache-Tier': 'edge' };
-    const status = etagMatches(header(req, 'if-none-match'), image.etag) ? 304 : 200;
-    send(deps, req, res, '/v1/chart/:id', status, headers, image, started);
+    sendChart(deps, req, res, image, started);
     return true;
   }
   if (url.startsWith(OPEN_PREFIX)) {
     const img = deps.open.serveFromMemory(url);
     if (!img) return false;
-    const headers: OutgoingHttpHeaders = {
-      'X-Request-Id': '',
-      'Cache-Control': OPEN_CACHE_CONTROL,
-      ETag: img.etag,
-      'X-Cache-Tier': img.tier,
-      'X-Edit-Url': img.editUrl,
-      Link: `<${img.editUrl}>; rel="edit"`,
-    };
-    const status = etagMatches(header(req, 'if-none-match'), img.etag) ? 304 : 200;
-    send(deps, req, res, '/v1/open/chart', status, headers, img, started);
+    sendOpen(deps, req, res, img, started);
     return true;
   }
   return false;
+}
+
+/** tryServe() from the shared tier; null when there is nothing to ask (no shared tier, not a cacheable target). */
+function tryServeShared(deps: FastPathDeps, req: IncomingMessage, res: ServerResponse, started: number): Promise<boolean> | null {
+  const url = req.url ?? '';
+  const id = chartIdOf(url);
+  if (id !== null) {
+    return deps.shortCharts.serveFromShared?.(id)?.then((image) => {
+      if (!image) return false;
+      sendChart(deps, req, res, image, started);
+      return true;
+    }) ?? null;
+  }
+  if (url.startsWith(OPEN_PREFIX)) {
+    return deps.open.serveFromShared?.(url)?.then((img) => {
+      if (!img) return false;
+      sendOpen(deps, req, res, img, started);
+      return true;
+    }) ?? null;
+  }
+  return null;
+}
+
+function sendChart(deps: FastPathDeps, req: IncomingMessage, res: ServerResponse, image: StoredImage, started: number): void {
+  const headers: OutgoingHttpHeaders = { 'X-Request-Id': '', ETag: image.etag, 'Cache-Control': IMMUTABLE, 'X-Cache-Tier': 'edge' };
+  const status = etagMatches(header(req, 'if-none-match'), image.etag) ? 304 : 200;
+  send(deps, req, res, '/v1/chart/:id', status, headers, image, started);
+}
+
+function sendOpen(deps: FastPathDeps, req: IncomingMessage, res: ServerResponse, img: OpenImage, started: number): void {
+  const headers: OutgoingHttpHeaders = {
+    'X-Request-Id': '',
+    'Cache-Control': OPEN_CACHE_CONTROL,
+    ETag: img.etag,
+    'X-Cache-Tier': img.tier,
+    'X-Edit-Url': img.editUrl,
+    Link: `<${img.editUrl}>; rel="edit"`,
+  };
+  const status = etagMatches(header(req, 'if-none-match'), img.etag) ? 304 : 200;
+  send(deps, req, res, '/v1/open/chart', status, headers, img, started);
 }
 
 function header(req: IncomingMessage, name: string): string {

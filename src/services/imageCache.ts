@@ -96,6 +96,26 @@ export class ImageCache {
     return mem;
   }
 
+  /** There is a shared tier (Redis) behind the memory tier. */
+  get hasShared(): boolean {
+    return this.shared !== undefined;
+  }
+
+  /**
+   * The shared tier's fresh image when the memory tier holds nothing under `key` (with memory,
+   * get() and lookup() would answer from there), or null; counted like get()'s shared hit. The
+   * short path of cache hits on an instance whose memory missed.
+   */
+  async peekShared(key: string): Promise<StoredImage | null> {
+    if (!this.shared || this.memory?.has(key)) return null;
+    const now = this.clock.now();
+    const hot = await this.shared.get(key, now);
+    if (!hot || (hot.expiresAt !== null && hot.expiresAt <= now)) return null;
+    this.memory?.set(key, hot);
+    this.observer?.cacheHit('shared');
+    return hot;
+  }
+
   /**
    * Like get(), but an expired image is returned too, marked fresh: false (served stale while
    * it is re-rendered). A stale copy in memory is returned as it is: reading the row again on

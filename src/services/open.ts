@@ -143,6 +143,18 @@ export class OpenChartService {
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl };
   }
 
+  /**
+   * serveFromMemory() from the shared tier (Redis) while the memory tier holds nothing for the
+   * target's image. Null, or a promise of null: ask render() (null at once: nothing to ask).
+   */
+  serveFromShared(target: string): Promise<OpenImage | null> | null {
+    const known = this.cache.hasShared ? this.admitted.get(target) : undefined;
+    if (!known) return null;
+    return this.cache.peekShared(known.key).then((image) =>
+      image ? { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl } : null,
+    );
+  }
+
   /** The edit state behind a {base}/playground?id= link, or null (unknown, expired or evicted). */
   async editState(id: string): Promise<EditState | null> {
     if (!EDIT_ID.test(id)) return null;

@@ -143,8 +143,8 @@ const noSuchChart = () => notFound('no such chart');
 export class ShortChartService {
   /** Re-renders in flight by chart id: concurrent GETs of one chart share one attempt and one write. */
   private readonly rerenders = new Map<string, Attempt>();
-  /** When a cached image's chart was last seen in the store (entries go with the image). */
-  private readonly verifiedAt = new WeakMap<StoredImage, number>();
+  /** When a chart was last seen in the store, by id: its cached image, from any tier, may be served meanwhile. */
+  private readonly verifiedAt = new LRUCache<string, number>({ max: 100_000 });
   /** Recent refusals by chart id, so that a flood of GETs costs no store read each. */
   private readonly refusals = new LRUCache<string, Refusal>({ max: 10_000 });
   private active = 0;
@@ -192,7 +192,7 @@ export class ShortChartService {
     // A terminated account's charts are purged from the store (possibly by the CLI, in another
     // process): a cached copy must not outlive them. The check costs a query, so a memory-tier
     // image is re-checked at most every EXISTS_RECHECK_MS.
-    if (hit && !(await this.stillExists(id, hit.image))) {
+    if (hit && !(await this.stillExists(id))) {
       this.d.cache.forget(key);
       throw noSuchChart();
     }
@@ -233,21 +233,38 @@ export class ShortChartService {
   serveFromMemory(id: string): StoredImage | null {
     if (!CHART_ID.test(id)) return null;
     const now = this.d.clock.now();
-    const image = this.d.cache.peekMemory(chartCacheKey(id), (img) => {
-      const checked = this.verifiedAt.get(img);
-      return checked !== undefined && now - checked < EXISTS_RECHECK_MS;
-    });
+    if (!this.recentlySeen(id, now)) return null;
+    const image = this.d.cache.peekMemory(chartCacheKey(id));
     if (!image) return null;
     this.d.metrics.hit(id, now);
     return image;
   }
 
-  private async stillExists(id: string, image: StoredImage): Promise<boolean> {
+  /**
+   * serveFromMemory() one tier further: a fresh image in the shared tier (Redis) while the memory
+   * tier holds nothing for the chart, whose chart was seen in the store within EXISTS_RECHECK_MS.
+   * Null, or a promise of null: ask serve() (null at once when there is nothing to ask: no
+   * shared tier, or a chart not seen lately). The same answer serve() would give, counted the same.
+   */
+  serveFromShared(id: string): Promise<StoredImage | null> | null {
+    if (!this.d.cache.hasShared || !CHART_ID.test(id) || !this.recentlySeen(id, this.d.clock.now())) return null;
+    return this.d.cache.peekShared(chartCacheKey(id)).then((image) => {
+      if (image) this.d.metrics.hit(id, this.d.clock.now());
+      return image;
+    });
+  }
+
+  private recentlySeen(id: string, now: number): boolean {
+    const checked = this.verifiedAt.get(id);
+    return checked !== undefined && now - checked < EXISTS_RECHECK_MS;
+  }
+
+  private async stillExists(id: string): Promise<boolean> {
     const now = this.d.clock.now();
-    const checked = this.verifiedAt.get(image);
-    if (checked !== undefined && now - checked < EXISTS_RECHECK_MS) return true;
+    if (this.recentlySeen(id, now)) return true;
     const exists = await this.d.store.charts.exists(id);
-    if (exists) this.verifiedAt.set(image, now);
+    if (exists) this.verifiedAt.set(id, now);
+    else this.verifiedAt.delete(id);
     return exists;
   }
 

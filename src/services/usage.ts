@@ -11,7 +11,7 @@ import { forbidden, invalidInput, rateLimitExceeded, trialLimitReached } from '.
 import { analyticsRetentionDays } from '../chart/retention.js';
 import type { RateDecision } from '../chart/rateLimit.js';
 import type { Account, Store } from '../store/types.js';
-import type { GenerationCount, OutboxItem } from '../store/metering.js';
+import type { BillingRecord, GenerationCount, OutboxItem } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
 import type { Clock } from '../clock.js';
 import { DAY_MS, UNLIMITED } from '../chart/pricing.js';
@@ -54,6 +54,8 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 export class UsageService implements UsageRecorder {
   /** Thresholds already marked in the store ("acct|period|t"): skips the store after the first time. */
   private readonly marked = new Set<string>();
+  /** The billing record as read for one request (its AuthContext): the rate check and the period share one read. */
+  private readonly billingReads = new WeakMap<AuthContext, Promise<BillingRecord | null>>();
   readonly instanceId: string;
   private readonly leaseMs: number;
 
@@ -80,7 +82,7 @@ export class UsageService implements UsageRecorder {
     if (auth.key.kind === 'test') return noTicket;
     const accountId = auth.account.id;
     // A read: closing ended periods (and invoicing them) is the billing scheduler's job, never a render's.
-    const period = await this.periods.currentPeriod(auth.account);
+    const period = await this.periods.currentPeriod(auth.account, () => this.billingOf(auth));
     let reservation: number | null = null;
     if (period.trial) {
       const lease = { owner: this.instanceId, now: this.clock.now(), leaseMs: this.leaseMs };
@@ -127,10 +129,20 @@ export class UsageService implements UsageRecorder {
 
   /** Limits are per account (all its keys share them): more keys do not buy more throughput. */
   async rateCheck(auth: AuthContext, take: boolean): Promise<RateDecision> {
-    const rec = auth.account.plan === 'enterprise' ? await this.store.billing.get(auth.account.id) : null;
+    const rec = auth.account.plan === 'enterprise' ? await this.billingOf(auth) : null;
     const limits = rateLimitsFor(auth.account, rec);
     const now = this.clock.now();
     return take ? this.store.rateLimits.hit(auth.account.id, limits, now) : this.store.rateLimits.peek(auth.account.id, limits, now);
+  }
+
+  /** The account's billing record, read once per request. */
+  private billingOf(auth: AuthContext): Promise<BillingRecord | null> {
+    let read = this.billingReads.get(auth);
+    if (!read) {
+      read = this.store.billing.get(auth.account.id);
+      this.billingReads.set(auth, read);
+    }
+    return read;
   }
 
   /** Admits one request through the trial cap and the rate limits; `headers` receives the rate-limit headers either way. */

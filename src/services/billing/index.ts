@@ -39,8 +39,8 @@ export class BillingService implements PeriodReader {
   record(account: Account): Promise<BillingRecord> {
     return billingRecord(this.b, account);
   }
-  currentPeriod(account: Account): Promise<periods.Period> {
-    return periods.currentPeriod(this.b, account);
+  currentPeriod(account: Account, read?: () => Promise<BillingRecord | null>): Promise<periods.Period> {
+    return periods.currentPeriod(this.b, account, read);
   }
   closeDuePeriods(accountId: string): Promise<Invoice[]> {
     return periods.closeDuePeriods(this.b, accountId);

@@ -30,7 +30,8 @@ export interface Period {
 
 /** What usage counting needs of billing: the period now, read without side effects. */
 export interface PeriodReader {
-  currentPeriod(account: Account): Promise<Period>;
+  /** `read`: the account's billing record as the caller already read it (once per request), instead of a store read. */
+  currentPeriod(account: Account, read?: () => Promise<BillingRecord | null>): Promise<Period>;
 }
 
 /**
@@ -39,11 +40,11 @@ export interface PeriodReader {
  * scheduler has closed the periods that ended (so a request between a period's end and the next
  * scheduler run already counts in the new period).
  */
-export async function currentPeriod(b: BillingContext, account: Account): Promise<Period> {
+export async function currentPeriod(b: BillingContext, account: Account, read?: () => Promise<BillingRecord | null>): Promise<Period> {
   if (account.plan === 'trial') {
     return { start: 0, end: account.createdAt + TRIAL_DAYS * DAY_MS, limit: PLANS.trial.chartsPerPeriod, trial: true };
   }
-  const rec = (await b.store.billing.get(account.id)) ?? firstRecord(account);
+  const rec = (await (read ? read() : b.store.billing.get(account.id))) ?? firstRecord(account);
   const open = { start: rec.periodStart, end: rec.periodEnd, nextCycle: rec.pendingCycle ?? rec.cycle, last: rec.cancelAtPeriodEnd };
   const { start, end } = account.status === 'active' ? periodAt(open, b.clock.now()) : open;
   return { start, end, limit: limitFor(account, rec), trial: false };

@@ -23,9 +23,12 @@ async function purgeCharts(sql: Sql, accountId: string): Promise<void> {
 
 const FAMILIES = [purgeCharts, purgeAccountRows, purgeUsage, purgeRateLimits, purgeTrials, purgeBilling, purgeDashboard];
 
-export function pgPurgeAccountData(db: PgDb): (accountId: string) => Promise<void> {
-  return (accountId) =>
-    db.tx(async (sql) => {
+/** `before`: runs first (request analytics still pending are written, so none lands after the purge). */
+export function pgPurgeAccountData(db: PgDb, before: () => Promise<void> = async () => {}): (accountId: string) => Promise<void> {
+  return async (accountId) => {
+    await before();
+    await db.tx(async (sql) => {
       for (const purge of FAMILIES) await purge(sql, accountId);
     });
+  };
 }

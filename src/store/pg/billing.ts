@@ -2,11 +2,13 @@
 // billing events. closePeriod is a compare-and-set on the record's period start (row locked).
 import type { BillingEvent, BillingRecord, BillingStore, InvoiceLine } from '../metering.js';
 import { BILLING_COLUMNS, toBilling, toInvoice, type BillingRow, type InvoiceRow } from '../meteringRows.js';
-import type { PgDb, Sql } from './db.js';
+import { prepared, type PgDb, type Sql } from './db.js';
 import { enqueueIn } from './outbox.js';
 
 type Fields = Partial<Omit<BillingRecord, 'accountId'>>;
 const INSERT_COLUMNS = ['account_id', ...Object.values(BILLING_COLUMNS)];
+// every request of an account reads its record: prepared, so its columns are spelled out
+const GET = prepared('billing_get', `SELECT ${INSERT_COLUMNS.join(', ')} FROM billing WHERE account_id = $1`);
 
 async function update(sql: Sql, accountId: string, fields: Fields): Promise<void> {
   const sets: string[] = [];
@@ -30,7 +32,7 @@ export function pgBilling(db: PgDb): BillingStore {
     sql.exec('INSERT INTO billing_events (account_id, at, kind, detail) VALUES ($1, $2, $3, $4)', [accountId, at, kind, detail]);
   return {
     async get(accountId) {
-      const r = await db.one<BillingRow>('SELECT * FROM billing WHERE account_id = $1', [accountId]);
+      const r = await db.one<BillingRow>(GET, [accountId]);
       return r ? toBilling(r) : null;
     },
     async ensure(rec) {

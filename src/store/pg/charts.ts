@@ -2,25 +2,33 @@
 // re-render buckets and remembered failures (row locks), and per-chart metrics.
 import type { ChartMetricsStore, ChartStore, RerenderLimits, RerenderTake } from '../types.js';
 import { failureOf, toChart, toMetrics, type ChartRow, type MetricsRow, type RerenderRow } from '../rows.js';
-import type { PgDb, Sql } from './db.js';
-import { writeImage } from './images.js';
-import { countGeneration } from './generation.js';
+import { prepared, retryAborted, type PgDb, type Sql } from './db.js';
+import { imageArgs, imageUpsert } from './images.js';
+import { countArgs, countCall } from './generation.js';
 
 const RERENDER_COLUMNS = 'tokens, tokens_at, failures, retry_at, error_status, error_code, error_detail';
+
+// A chart, its image and its count in one statement (so in one transaction, and one round trip).
+// The count runs in the main query, so it locks the counter row before the inserts of the WITH
+// clauses run (they run after it): the lock order of every other count and reservation.
+const CREATE_WITH = `WITH chart AS (
+    INSERT INTO charts (id, account_id, key_id, request_json, digest, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+  ), image AS (
+    ${imageUpsert(7)}
+  )`;
+const CREATE_COUNTED = prepared('create_chart_counted', `${CREATE_WITH} SELECT ${countCall(14)} AS used`);
+const CREATE_UNCOUNTED = prepared('create_chart', `${CREATE_WITH} SELECT NULL::bigint AS used`);
+const EXISTS = prepared('chart_exists', 'SELECT 1 AS one FROM charts WHERE id = $1');
 
 export function pgCharts(db: PgDb): ChartStore {
   return {
     async exists(id) {
-      return (await db.one('SELECT 1 AS one FROM charts WHERE id = $1', [id])) !== null;
+      return (await db.one(EXISTS, [id])) !== null;
     },
     async createWithImage(c, image, count) {
-      return db.tx(async (sql) => {
-        await sql.exec('INSERT INTO charts (id, account_id, key_id, request_json, digest, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-          c.id, c.accountId, c.keyId, JSON.stringify(c.request), c.digest, c.createdAt,
-        ]);
-        await writeImage(sql, image.key, image.image);
-        return count ? countGeneration(sql, count) : null;
-      });
+      const args = [c.id, c.accountId, c.keyId, JSON.stringify(c.request), c.digest, c.createdAt, ...imageArgs(image.key, image.image)];
+      const r = await retryAborted(() => db.one<{ used: number | null }>(count ? CREATE_COUNTED : CREATE_UNCOUNTED, count ? [...args, ...countArgs(count)] : args));
+      return r?.used ?? null;
     },
     ...rerenderGuard(db),
     async find(id) {

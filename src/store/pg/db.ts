@@ -10,11 +10,27 @@ const types = {
     NUMBER_TYPES.has(oid) ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * A statement the server parses and plans once per connection (a named prepared statement), for
+ * the statements every request runs. Only statements whose result columns are spelled out (or
+ * none): a prepared `SELECT *` fails once a later migration adds a column.
+ */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
+
+export function prepared(name: string, text: string): Prepared {
+  return { name: `chartshot_${name}`, text };
+}
+
+type Statement = string | Prepared;
+
 /** A query runner: the pool, or one client inside a transaction. */
 export interface Sql {
-  rows<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
-  one<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T | null>;
-  exec(text: string, params?: readonly unknown[]): Promise<number>;
+  rows<T = Record<string, unknown>>(text: Statement, params?: readonly unknown[]): Promise<T[]>;
+  one<T = Record<string, unknown>>(text: Statement, params?: readonly unknown[]): Promise<T | null>;
+  exec(text: Statement, params?: readonly unknown[]): Promise<number>;
 }
 
 export interface PgDb extends Sql {
@@ -38,25 +54,46 @@ export function storageError(err: unknown): unknown {
   return err;
 }
 
-function runner(q: (text: string, params?: readonly unknown[]) => Promise<pg.QueryResult>): Sql {
-  const run = async (text: string, params?: readonly unknown[]) => {
+/** The query config pg takes: a name makes it a prepared statement on each connection. */
+function queryOf(s: Statement, params?: readonly unknown[]): pg.QueryConfig {
+  const values = params as unknown[] | undefined;
+  return typeof s === 'string' ? { text: s, values } : { name: s.name, text: s.text, values };
+}
+
+function runner(q: (query: pg.QueryConfig) => Promise<pg.QueryResult>): Sql {
+  const run = async (text: Statement, params?: readonly unknown[]) => {
     try {
-      return await q(text, params);
+      return await q(queryOf(text, params));
     } catch (err) {
       throw storageError(err);
     }
   };
   return {
-    async rows<T>(text: string, params?: readonly unknown[]) {
+    async rows<T>(text: Statement, params?: readonly unknown[]) {
       return (await run(text, params)).rows as T[];
     },
-    async one<T>(text: string, params?: readonly unknown[]) {
+    async one<T>(text: Statement, params?: readonly unknown[]) {
       return ((await run(text, params)).rows[0] as T | undefined) ?? null;
     },
-    async exec(text: string, params?: readonly unknown[]) {
+    async exec(text: Statement, params?: readonly unknown[]) {
       return (await run(text, params)).rowCount ?? 0;
     },
   };
+}
+
+/**
+ * Runs one statement again when PostgreSQL aborted it as a deadlock's victim or a serialization
+ * failure: a statement is atomic, so nothing of it was applied (what db.tx does for a transaction).
+ */
+export async function retryAborted<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if ((code !== '40001' && code !== '40P01') || attempt >= 5) throw err;
+    }
+  }
 }
 
 export interface PgOptions {
@@ -69,7 +106,7 @@ export async function openPg(opts: PgOptions): Promise<PgDb> {
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, types, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
   // an idle client losing its connection emits here; without a listener the process would exit
   pool.on('error', () => {});
-  const base = runner((text, params) => pool.query({ text, values: params as unknown[] | undefined }));
+  const base = runner((query) => pool.query(query));
   const db: PgDb = {
     pool,
     ...base,
@@ -81,7 +118,7 @@ export async function openPg(opts: PgOptions): Promise<PgDb> {
         let broken = false;
         try {
           await client.query(o.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
-          const result = await fn(runner((text, params) => client.query({ text, values: params as unknown[] | undefined })));
+          const result = await fn(runner((query) => client.query(query)));
           await client.query('COMMIT');
           return result;
         } catch (err) {

@@ -4,14 +4,26 @@ import { storageError, type PgDb, type Sql } from './db.js';
 
 interface Row { content_type: string; etag: string; body: Buffer; created_at: number; expires_at: number | null }
 
-// an upsert: the open cache's byte total is kept by a trigger on insert, update and delete
-const PUT = `INSERT INTO images (key, content_type, etag, body, created_at, expires_at, size) VALUES ($1, $2, $3, $4, $5, $6, $7)
+/** An image row's columns, in the order of imageArgs(). */
+export const IMAGE_COLUMNS = 'key, content_type, etag, body, created_at, expires_at, size';
+
+export function imageArgs(key: string, i: StoredImage): unknown[] {
+  return [key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt, i.body.length];
+}
+
+/** An upsert of one image row, its values from `$<first>` on (imageArgs); the open cache's byte total is kept by a trigger. */
+export function imageUpsert(first: number): string {
+  const p = Array.from({ length: 7 }, (_, i) => `$${first + i}`).join(', ');
+  return `INSERT INTO images (${IMAGE_COLUMNS}) VALUES (${p})
   ON CONFLICT (key) DO UPDATE SET content_type = excluded.content_type, etag = excluded.etag, body = excluded.body,
     created_at = excluded.created_at, expires_at = excluded.expires_at, size = excluded.size`;
+}
+
+const PUT = imageUpsert(1);
 
 /** Writes one image row through `sql` (the pool, or another family's transaction). */
 export async function writeImage(sql: Sql, key: string, i: StoredImage): Promise<void> {
-  await sql.exec(PUT, [key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt, i.body.length]);
+  await sql.exec(PUT, imageArgs(key, i));
 }
 
 const DEADLOCK = '40P01';

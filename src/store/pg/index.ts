@@ -6,7 +6,7 @@ import { pgAccounts, pgKeys, pgSessions } from './accounts.js';
 import { pgImages } from './images.js';
 import { pgCharts, pgChartMetrics } from './charts.js';
 import { pgOpenWindows } from './openWindows.js';
-import { pgUsage } from './usage.js';
+import { pgUsage, RequestCounts } from './usage.js';
 import { pgRateLimits } from './rateLimits.js';
 import { pgTrials } from './trials.js';
 import { pgBilling } from './billing.js';
@@ -33,6 +33,7 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     throw err;
   }
   let closed = false;
+  const requests = new RequestCounts(db);
   return {
     db,
     exclusive: false,
@@ -44,14 +45,14 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     chartMetrics: pgChartMetrics(db),
     retention: pgRetention(db),
     openWindows: pgOpenWindows(db),
-    usage: pgUsage(db),
+    usage: pgUsage(db, requests),
     rateLimits: pgRateLimits(db),
     trials: pgTrials(db),
     billing: pgBilling(db),
     outbox: pgOutbox(db),
     locks: pgLocks(db),
     dashboard: pgDashboard(db),
-    purgeAccountData: pgPurgeAccountData(db),
+    purgeAccountData: pgPurgeAccountData(db, () => requests.flush()),
     async ping() {
       const t = process.hrtime.bigint();
       await db.one('SELECT 1');
@@ -66,8 +67,11 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     async close() {
       if (closed) return;
       closed = true;
+      // request analytics still pending are written first; when that fails the store still closes, then says so
+      const flushed = await requests.flush().then(() => null, (err: unknown) => err);
       await auth.close();
       await db.close();
+      if (flushed !== null) throw flushed;
     },
   };
 }

@@ -282,4 +282,47 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX key_last_used_account ON key_last_used(account_id);
   `,
+  // 7: a usage reservation and a generation's count as one function call each (one round trip,
+  // where a transaction of separate statements took seven and five), with the same statements,
+  // in the same order (the counter row is locked first), each under a snapshot of its own
+  `
+  CREATE FUNCTION chartshot_reserve(p_account text, p_period bigint, p_cap bigint, p_owner text, p_now bigint, p_lease_ms bigint)
+  RETURNS bigint LANGUAGE plpgsql AS $$
+  DECLARE
+    v_used bigint;
+    v_reserved bigint;
+    v_id bigint;
+  BEGIN
+    -- the counter row is the lock every reservation of this account and period waits on
+    INSERT INTO usage_counters (account_id, period_start) VALUES (p_account, p_period) ON CONFLICT DO NOTHING;
+    SELECT used INTO v_used FROM usage_counters WHERE account_id = p_account AND period_start = p_period FOR UPDATE;
+    -- leftovers of a dead instance stop counting once their lease has passed
+    DELETE FROM usage_reservations WHERE account_id = p_account AND period_start = p_period AND lease_until <= p_now;
+    SELECT count(*) INTO v_reserved FROM usage_reservations WHERE account_id = p_account AND period_start = p_period;
+    IF p_cap IS NOT NULL AND v_used + v_reserved >= p_cap THEN
+      RETURN NULL;
+    END IF;
+    INSERT INTO usage_reservations (account_id, period_start, owner, lease_until)
+      VALUES (p_account, p_period, p_owner, p_now + p_lease_ms) RETURNING id INTO v_id;
+    RETURN v_id;
+  END $$;
+
+  CREATE FUNCTION chartshot_count_generation(p_account text, p_period bigint, p_reservation bigint, p_day integer,
+    p_renders bigint, p_render_ms double precision, p_cache_hits bigint)
+  RETURNS bigint LANGUAGE plpgsql AS $$
+  DECLARE
+    v_used bigint;
+  BEGIN
+    -- the counter row first, as chartshot_reserve locks it: the same lock order, no deadlock
+    INSERT INTO usage_counters (account_id, period_start, used) VALUES (p_account, p_period, 1)
+      ON CONFLICT (account_id, period_start) DO UPDATE SET used = usage_counters.used + 1 RETURNING used INTO v_used;
+    IF p_reservation IS NOT NULL THEN
+      DELETE FROM usage_reservations WHERE id = p_reservation;
+    END IF;
+    INSERT INTO usage_daily (account_id, day, renders, render_ms, cache_hits) VALUES (p_account, p_day, p_renders, p_render_ms, p_cache_hits)
+      ON CONFLICT (account_id, day) DO UPDATE SET renders = usage_daily.renders + excluded.renders,
+        render_ms = usage_daily.render_ms + excluded.render_ms, cache_hits = usage_daily.cache_hits + excluded.cache_hits;
+    RETURN v_used;
+  END $$;
+  `,
 ];

@@ -2,7 +2,7 @@
 // their owner and lease), daily request and render statistics, and the usage thresholds reached.
 // A reservation locks its counter row, so instances sharing the database never pass a cap.
 import type { OutboxItem, UsageStore } from '../metering.js';
-import type { PgDb, Sql } from './db.js';
+import { prepared, retryAborted, type PgDb, type Sql } from './db.js';
 import { enqueueIn } from './outbox.js';
 import { countGeneration } from './generation.js';
 
@@ -22,29 +22,115 @@ async function count(sql: Sql, accountId: string, periodStart: number): Promise<
   return r!;
 }
 
-export function pgUsage(db: PgDb): UsageStore {
+// One statement each: the function of migration 5 locks the counter row, drops lapsed
+// reservations, counts and reserves, as a transaction of separate statements did.
+const RESERVE = prepared('reserve', 'SELECT chartshot_reserve($1, $2, $3, $4, $5, $6) AS id');
+const RELEASE = prepared('release', 'DELETE FROM usage_reservations WHERE id = $1');
+// rows of distinct (account, day), sorted: concurrent batches lock rows in one order
+const ADD_REQUESTS = prepared(
+  'add_requests',
+  `INSERT INTO usage_daily (account_id, day, requests, succeeded)
+   SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::bigint[])
+   ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + excluded.requests, succeeded = usage_daily.succeeded + excluded.succeeded`,
+);
+
+/** How long a request count waits for others to share its statement. */
+const WRITE_DELAY_MS = 100;
+
+interface RequestCount { accountId: string; day: number; requests: number; succeeded: number }
+
+/**
+ * Request analytics (usage_daily.requests, succeeded) written behind the request: a request
+ * adds to a pending count and returns; one statement at a time, WRITE_DELAY_MS after the first
+ * count pending, writes everything pending (a request costs no round trip; the requests of a
+ * tenth of a second, one statement). Reads of the totals, the purge of
+ * an account and close() wait for what is pending. A failed write keeps its counts for the next
+ * one and is reported to the next caller. Analytics only: limits and generation counts are never
+ * written this way.
+ */
+export class RequestCounts {
+  private pending = new Map<string, RequestCount>();
+  private writing: Promise<void> | null = null;
+  private failure: unknown = null;
+  /** Ends the wait of the write under way (a reader wants the counts now). */
+  private hurry: () => void = () => {};
+
+  constructor(private readonly db: PgDb) {}
+
+  async add(accountId: string, day: number, ok: boolean): Promise<void> {
+    const k = `${day}|${accountId}`;
+    const c = this.pending.get(k) ?? { accountId, day, requests: 0, succeeded: 0 };
+    c.requests++;
+    if (ok) c.succeeded++;
+    this.pending.set(k, c);
+    this.writing ??= this.write();
+    const failure = this.failure;
+    this.failure = null;
+    if (failure !== null) throw failure;
+  }
+
+  /** Resolves once every count added before the call is written (rejects when that failed). */
+  async flush(): Promise<void> {
+    while (this.writing || this.pending.size > 0) {
+      this.writing ??= this.write();
+      this.hurry();
+      await this.writing;
+      if (this.failure !== null) {
+        const failure = this.failure;
+        this.failure = null;
+        throw failure;
+      }
+    }
+  }
+
+  private async write(): Promise<void> {
+    // a moment later: the response is not held up, and the requests of that moment share one statement
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => this.hurry(), WRITE_DELAY_MS);
+      t.unref();
+      this.hurry = () => {
+        clearTimeout(t);
+        this.hurry = () => {};
+        resolve();
+      };
+    });
+    try {
+      while (this.pending.size > 0) {
+        const batch = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+        this.pending = new Map();
+        try {
+          await this.db.exec(ADD_REQUESTS, [batch.map((c) => c.accountId), batch.map((c) => c.day), batch.map((c) => c.requests), batch.map((c) => c.succeeded)]);
+        } catch (err) {
+          // kept for the next write (added to whatever came meanwhile)
+          for (const c of batch) {
+            const k = `${c.day}|${c.accountId}`;
+            const cur = this.pending.get(k);
+            if (cur) {
+              cur.requests += c.requests;
+              cur.succeeded += c.succeeded;
+            } else this.pending.set(k, c);
+          }
+          this.failure = err;
+          return;
+        }
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+}
+
+export function pgUsage(db: PgDb, requests: RequestCounts = new RequestCounts(db)): UsageStore {
   return {
     async reserve(accountId, periodStart, cap, { owner, now, leaseMs }) {
-      return db.tx(async (sql) => {
-        // the counter row is the lock every reservation of this account and period waits on
-        await sql.exec('INSERT INTO usage_counters (account_id, period_start) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, periodStart]);
-        await sql.exec('SELECT 1 FROM usage_counters WHERE account_id = $1 AND period_start = $2 FOR UPDATE', [accountId, periodStart]);
-        // leftovers of a dead instance stop counting once their lease has passed
-        await sql.exec('DELETE FROM usage_reservations WHERE account_id = $1 AND period_start = $2 AND lease_until <= $3', [accountId, periodStart, now]);
-        const c = await count(sql, accountId, periodStart);
-        if (cap !== null && c.used + c.reserved >= cap) return null;
-        const r = await sql.one<{ id: number }>(
-          'INSERT INTO usage_reservations (account_id, period_start, owner, lease_until) VALUES ($1, $2, $3, $4) RETURNING id',
-          [accountId, periodStart, owner, now + leaseMs],
-        );
-        return r!.id;
-      });
+      const r = await retryAborted(() => db.one<{ id: number | null }>(RESERVE, [accountId, periodStart, cap, owner, now, leaseMs]));
+      return r?.id ?? null;
     },
     async commit(accountId, periodStart, reservation, day, stat) {
-      return db.tx((sql) => countGeneration(sql, { accountId, periodStart, reservation, day, stat }));
+      return countGeneration(db, { accountId, periodStart, reservation, day, stat });
     },
     async release(reservation) {
-      await db.exec('DELETE FROM usage_reservations WHERE id = $1', [reservation]);
+      await db.exec(RELEASE, [reservation]);
     },
     async get(accountId, periodStart) {
       return count(db, accountId, periodStart);
@@ -57,13 +143,10 @@ export function pgUsage(db: PgDb): UsageStore {
       );
     },
     async recordRequest(accountId, day, ok) {
-      await db.exec(
-        `INSERT INTO usage_daily (account_id, day, requests, succeeded) VALUES ($1, $2, 1, $3)
-         ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + 1, succeeded = usage_daily.succeeded + excluded.succeeded`,
-        [accountId, day, ok ? 1 : 0],
-      );
+      await requests.add(accountId, day, ok);
     },
     async totals(accountId, fromDay, toDay) {
+      await requests.flush();
       const r = (await db.one<{ requests: number | null; succeeded: number | null; renders: number | null; render_ms: number | null; cache_hits: number | null }>(
         `SELECT SUM(requests) AS requests, SUM(succeeded) AS succeeded, SUM(renders) AS renders, SUM(render_ms) AS render_ms,
            SUM(cache_hits) AS cache_hits FROM usage_daily WHERE account_id = $1 AND day >= $2 AND day <= $3`,

@@ -100,13 +100,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
-/** A hot-tier read that marks the image recently used. KEYS: image, LRU set. ARGV: now. */
-const HOT_GET = `
-local v = redis.call('GET', KEYS[1])
-if v then redis.call('ZADD', KEYS[2], 'XX', ARGV[1], KEYS[1]) end
-return v
-`;
-
 // The hot tier's byte budget is kept by the tier itself (an LRU sorted set of its keys, their
 // sizes and a running total), not by the server's maxmemory policy: evicting by policy could
 // as well drop a rate-limit window, which must never happen. Members are full key names, so
@@ -150,7 +143,6 @@ return s
 `;
 
 export interface Scripted {
-  hotGetBuffer(key: string, lruKey: string, now: string): Promise<Buffer | null>;
   hotPut(key: string, lruKey: string, sizesKey: string, totalKey: string, value: Buffer, ttlMs: string, now: string, budget: string): Promise<number>;
   hotDelete(key: string, lruKey: string, sizesKey: string, totalKey: string): Promise<number>;
   rateStep(key: string, perMinute: string, perHour: string, burst: string, now: string, take: '1' | '0'): Promise<[number, string, string, string, string]>;
@@ -168,7 +160,6 @@ export function defineScripts(redis: Redis): ScriptedRedis {
   redis.defineCommand('windowTake', { numberOfKeys: 1, lua: WINDOW_TAKE });
   redis.defineCommand('trialClaim', { numberOfKeys: 2, lua: TRIAL_CLAIM });
   redis.defineCommand('trialDrop', { numberOfKeys: 1, lua: TRIAL_DROP });
-  redis.defineCommand('hotGet', { numberOfKeys: 2, lua: HOT_GET });
   redis.defineCommand('hotPut', { numberOfKeys: 4, lua: HOT_PUT });
   redis.defineCommand('hotDelete', { numberOfKeys: 4, lua: HOT_DELETE });
   redis.defineCommand('unlock', { numberOfKeys: 1, lua: UNLOCK });
