@@ -9,7 +9,8 @@ interface SessionRow {
   expires_at: number;
 }
 
-export function pgDashboard(db: PgDb): DashboardStore {
+/** `before`: request analytics written behind the answer land before usage rows are read. */
+export function pgDashboard(db: PgDb, before: () => Promise<void> = async () => {}): DashboardStore {
   return {
     async touchKey(keyId, accountId, at) {
       await db.exec(
@@ -41,6 +42,7 @@ export function pgDashboard(db: PgDb): DashboardStore {
       return db.exec('DELETE FROM dashboard_sessions WHERE expires_at <= $1', [now]);
     },
     async dailyUsage(accountId, fromDay, toDay): Promise<DailyUsageRow[]> {
+      await before();
       const rows = await db.rows<{ day: number; requests: number; succeeded: number; renders: number; cache_hits: number }>(
         'SELECT day, requests, succeeded, renders, cache_hits FROM usage_daily WHERE account_id = $1 AND day >= $2 AND day <= $3 ORDER BY day',
         [accountId, fromDay, toDay],

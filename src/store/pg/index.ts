@@ -43,7 +43,7 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     images: pgImages(db),
     charts: pgCharts(db),
     chartMetrics: pgChartMetrics(db),
-    retention: pgRetention(db),
+    retention: pgRetention(db, () => requests.flush()),
     openWindows: pgOpenWindows(db),
     usage: pgUsage(db, requests),
     rateLimits: pgRateLimits(db),
@@ -51,7 +51,7 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     billing: pgBilling(db),
     outbox: pgOutbox(db),
     locks: pgLocks(db),
-    dashboard: pgDashboard(db),
+    dashboard: pgDashboard(db, () => requests.flush()),
     purgeAccountData: pgPurgeAccountData(db, () => requests.flush()),
     async ping() {
       const t = process.hrtime.bigint();

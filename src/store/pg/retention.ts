@@ -44,9 +44,11 @@ const INVOICE_STATUSES: readonly Invoice['status'][] = ['open', 'paid', 'failed'
 const BY_PLAN = analyticsSteps('IN (SELECT id FROM accounts WHERE plan = $2)');
 const BY_ACCOUNT = analyticsSteps('= $2');
 
-export function pgRetention(db: PgDb): RetentionStore {
+/** `before`: writes the store holds back (request analytics written behind the answer) land first. */
+export function pgRetention(db: PgDb, before: () => Promise<void> = async () => {}): RetentionStore {
   return {
     async purgeAnalytics(scope: RetentionScope, cutoff, limit) {
+      await before();
       const [steps, p] = 'plan' in scope ? [BY_PLAN, scope.plan] : [BY_ACCOUNT, scope.accountId];
       let done = 0;
       for (const s of steps) {
