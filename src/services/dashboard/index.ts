@@ -167,10 +167,10 @@ export class DashboardService {
     return { info, invoices, record, state: stateOf(fresh, record) };
   }
 
-  /** Plan changes are for an account in good standing: a past-due, suspended or cancelled one is read-only here (the operator's CLI can still change it). */
+  /** Plan changes are for an active account (past due included: it is active until suspended); a suspended or cancelled one is read-only here (the operator's CLI can still change it). */
   async changePlan(account: Account, planRaw: string, cycleRaw: string) {
     const state = await this.state(account);
-    if (state.kind !== 'active' && state.kind !== 'trial') throw forbidden(refusal(state, 'the plan cannot be changed here'));
+    if (state.kind !== 'active' && state.kind !== 'past_due' && state.kind !== 'trial') throw forbidden(refusal(state, 'the plan cannot be changed here'));
     const plan: PlanName | null = parsePlanName(planRaw);
     if (!plan || plan === 'trial') throw invalidInput('choose starter, growth or enterprise');
     if (cycleRaw !== '' && cycleRaw !== 'monthly' && cycleRaw !== 'annual') throw invalidInput('the cycle is monthly or annual');
@@ -186,13 +186,15 @@ export class DashboardService {
    * Never a way out of suspension: that takes a payment (or the operator).
    */
   async restore(account: Account): Promise<Account> {
-    const state = await this.state(account);
+    const record = account.plan === 'trial' ? null : await this.d.billing.record(account);
+    const state = stateOf(account, record);
     const now = this.d.clock.now();
-    const pending = state.kind === 'active' && state.cancelAt !== null;
+    // withdrawing a pending cancellation (past due or not) only clears it: it never touches a failed payment
+    const pending = account.status === 'active' && record?.cancelAtPeriodEnd === true;
     const inWindow = state.kind === 'cancelled' && state.readOnlyUntil !== null && now < state.readOnlyUntil;
     if (!pending && !inWindow) {
       if (state.kind === 'cancelled') throw forbidden(`the ${CANCELLED_READ_ONLY_DAYS}-day restoration window has passed`);
-      if (state.kind === 'active' || state.kind === 'trial') throw forbidden('there is no cancellation to withdraw');
+      if (state.kind === 'active' || state.kind === 'past_due' || state.kind === 'trial') throw forbidden('there is no cancellation to withdraw');
       throw forbidden(refusal(state, 'it cannot be restored from here'));
     }
     return this.d.billing.restore(account.id);
