@@ -59,7 +59,7 @@ function keepConfigText(body: unknown, bytes: Buffer, scan: JsonScan): void {
  * async iterator: the iterator's promise per chunk cost about a tenth of a millisecond even
  * for a one-chunk body. One chunk is used as it is, without a copy.
  */
-function readBody(ctx: Context, maxBytes: number): Promise<Buffer> {
+export function readBody(ctx: Context, maxBytes: number): Promise<Buffer> {
   const req = ctx.req;
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise<Buffer>((resolve, reject) => {
@@ -98,7 +98,7 @@ const LINGER_MS = 2000;
  * answer is flushed the socket is ended and, after a short linger, destroyed (Node would
  * otherwise drain the rest of the body, however large, to keep the connection alive).
  */
-function tooLarge(ctx: Context, maxBytes: number): AppError {
+export function tooLarge(ctx: Context, maxBytes: number): AppError {
   const socket = ctx.req.socket;
   ctx.req.pause();
   ctx.res.once('finish', () => {

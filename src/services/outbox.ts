@@ -11,6 +11,9 @@ import { sendMail } from './smtp.js';
 import { postGuarded, RefusedTarget } from './outboundHttp.js';
 import { emailProblem } from '../chart/email.js';
 
+/** The subject of a dashboard's test webhook (sent as a usage_threshold event): tried once, never retried. */
+export const TEST_EVENT_SUBJECT = 'test:usage_threshold';
+
 export interface OutboxOptions {
   masterKey: Buffer;
   smtpUrl: string | null;
@@ -134,7 +137,7 @@ export class OutboxWorker {
       } catch (err) {
         const attempts = item.attempts + 1;
         const msg = (err as Error).message ?? String(err);
-        const giveUp = attempts >= this.o.maxAttempts || err instanceof PermanentFailure;
+        const giveUp = attempts >= this.o.maxAttempts || err instanceof PermanentFailure || item.subject === TEST_EVENT_SUBJECT;
         const next = giveUp ? null : this.clock.now() + OutboxWorker.backoffMs(attempts, this.o.retryBaseMs, this.o.retryMaxMs);
         failure = { msg, giveUp, next };
         if (!this.stopped) this.log.warn({ outboxId: item.id, kind: item.kind, attempts, giveUp, error: msg }, 'outbox delivery failed');
@@ -176,7 +179,7 @@ export class OutboxWorker {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'chartshot-webhooks/1',
-          'x-chartshot-event': item.subject ?? 'usage_threshold',
+          'x-chartshot-event': item.subject === TEST_EVENT_SUBJECT || item.subject === null ? 'usage_threshold' : item.subject,
           'x-chartshot-delivery': String(item.id),
           'x-chartshot-signature': hmacHex(secret, item.body),
         },

@@ -193,6 +193,8 @@ export interface OutboxStore {
   /** A failed attempt: attempts + 1, retried at nextAttemptAt, or given up (status failed) when null; the claim ends. */
   failed(id: number, nextAttemptAt: number | null, error: string): Promise<void>;
   list(accountId?: string): Promise<OutboxRecord[]>;
+  /** How many of the account's items with this subject are still pending. */
+  pendingCount(accountId: string, subject: string): Promise<number>;
   /** Ends the claims of `owner` (null: every owner's), so their items are due again at once; returns how many. */
   releaseClaims(owner: string | null): Promise<number>;
 }

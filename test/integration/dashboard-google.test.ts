@@ -205,8 +205,30 @@ describe('Google sign-in (OpenID Connect, against a local provider)', function (
     }
   });
 
-  it("the callback's code and state are not written to the access log", () => {
+  it("the callback's code and state, and a form's CSRF token, are not written to the access log", () => {
     expect(redactUrl('/login/google/callback?code=abc123&state=xyz&iss=http%3A%2F%2F127.0.0.1')).to.equal('/login/google/callback?code=[redacted]&state=[redacted]&iss=http%3A%2F%2F127.0.0.1');
+    expect(redactUrl('/logout?_csrf=tok3n&x=1')).to.equal('/logout?_csrf=[redacted]&x=1');
+  });
+
+  it("an address typed in another account's settings neither blocks the owner's Google sign-in nor opens that account to it", async () => {
+    const victim = await s.deps.accounts.createAccount('starter', 'victim@example.com');
+    const mallory = await s.account('starter');
+    const mb = new PageClient(s.url, freshIp());
+    await mb.signIn(mallory.session_token);
+    expect((await mb.submit('/dashboard/settings', '/dashboard/settings/email', { email: 'Victim@Example.com' })).status).to.equal(303);
+    user = { sub: 'u7', email: 'victim@example.com', email_verified: true };
+    const vb = new PageClient(s.url, freshIp());
+    const r = await flow(vb);
+    expect(r.status, r.text.slice(0, 400)).to.equal(200);
+    const home = await vb.get('/dashboard');
+    expect(home.text).to.include(victim.account_id).and.not.include(mallory.account_id);
+    // an address no account was created with, set by Mallory: its Google owner is not signed in to her account
+    expect((await mb.submit('/dashboard/settings', '/dashboard/settings/email', { email: 'newcomer@example.com' })).status).to.equal(303);
+    user = { sub: 'u8', email: 'newcomer@example.com', email_verified: true };
+    const nb = new PageClient(s.url, freshIp());
+    const n = await flow(nb);
+    expect(n.status).to.equal(401);
+    expect(nb.jar.has('chartshot_dashboard')).to.equal(false);
   });
 
   describe('id_token checks', () => {
@@ -218,13 +240,15 @@ describe('Google sign-in (OpenID Connect, against a local provider)', function (
       expect(await g().verifyIdToken(jwt(good()), issuer)).to.include({ email: 'a@example.com' });
     });
 
-    it('refuses another key, alg none or HS256, another issuer or audience, an expired token', async () => {
+    it('refuses another key, alg none or HS256, an algorithm its key does not have, another issuer or audience, an expired token', async () => {
       const forger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
       const cases: [string, string][] = [
         [jwt(good(), { alg: 'RS256', kid: KID }, forger), 'signature is invalid'],
         [jwt(good(), { alg: 'none', kid: KID }), 'unsupported id_token algorithm'],
         [jwt(good(), { alg: 'HS256', kid: KID }), 'unsupported id_token algorithm'],
         [jwt(good(), { alg: 'RS256', kid: 'unknown' }), 'unknown key'],
+        // an RSA signature under an ES256 header: the algorithm must fit the key (and the key's own alg)
+        [jwt(good(), { alg: 'ES256', kid: KID }), 'does not match its key'],
         [jwt({ ...good(), iss: 'https://evil.example' }), 'issuer'],
         [jwt({ ...good(), aud: 'another-client' }), 'another client'],
         [jwt({ ...good(), aud: [CLIENT.id, 'x'], azp: 'x' }), 'another client'],

@@ -81,6 +81,32 @@ eachStore('dashboard store', (store) => {
     expect(await s.dashboard.accountsByEmail('%')).to.deep.equal([]);
   });
 
+  it('matches sign-in by the address given at creation, not a later edit of the warning address', async () => {
+    const s = store();
+    await account(s, 'acct_a', 'owner@example.com');
+    await account(s, 'acct_b');
+    await s.accounts.update('acct_b', { email: 'owner@example.com' });
+    await s.accounts.update('acct_a', { email: 'warnings@example.com' });
+    expect(await s.dashboard.accountsByEmail('owner@example.com')).to.deep.equal(['acct_a']);
+    expect(await s.dashboard.accountsByEmail('warnings@example.com')).to.deep.equal([]);
+  });
+
+  it("deletes every session of one account, and trims an account's sessions to the newest", async () => {
+    const s = store();
+    await account(s, 'acct_a');
+    await account(s, 'acct_b');
+    for (let i = 0; i < 4; i++) await s.dashboard.createSession(`a${i}`, { accountId: 'acct_a', csrf: 'c', createdAt: T0 + i, expiresAt: T0 + 1000 });
+    await s.dashboard.createSession('b0', { accountId: 'acct_b', csrf: 'c', createdAt: T0, expiresAt: T0 + 1000 });
+    expect(await s.dashboard.trimSessions('acct_a', 2)).to.equal(2);
+    expect(await s.dashboard.findSession('a0')).to.equal(null);
+    expect(await s.dashboard.findSession('a1')).to.equal(null);
+    expect(await s.dashboard.findSession('a3')).to.not.equal(null);
+    expect(await s.dashboard.trimSessions('acct_a', 2)).to.equal(0);
+    expect(await s.dashboard.deleteAccountSessions('acct_a')).to.equal(2);
+    expect(await s.dashboard.findSession('a2')).to.equal(null);
+    expect(await s.dashboard.findSession('b0')).to.not.equal(null);
+  });
+
   it("a terminated account's purge signs it out and forgets its keys' use", async () => {
     const s = store();
     await account(s, 'acct_a');

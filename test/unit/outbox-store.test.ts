@@ -55,6 +55,20 @@ eachStore('outbox claims', (store, backend) => {
     expect((await o.claim('c', T0 + 5, 30_000, 10, ['email'])).map((r) => r.kind)).to.deep.equal(['email']);
   });
 
+  it("counts an account's pending items of one subject; delivered and failed ones are not pending", async () => {
+    const s = store();
+    const test = (n: number, accountId = 'acct'): OutboxItem => ({ ...item(n), accountId, subject: 'test:usage_threshold' });
+    const a = await s.outbox.enqueue(test(1), T0);
+    const b = await s.outbox.enqueue(test(2), T0);
+    await s.outbox.enqueue(item(3), T0);
+    await s.outbox.enqueue(test(4, 'other'), T0);
+    expect(await s.outbox.pendingCount('acct', 'test:usage_threshold')).to.equal(2);
+    await s.outbox.delivered(a, T0);
+    await s.outbox.failed(b, null, 'refused');
+    expect(await s.outbox.pendingCount('acct', 'test:usage_threshold')).to.equal(0);
+    expect(await s.outbox.pendingCount('acct', 'usage_threshold')).to.equal(1);
+  });
+
   it('a claim whose lease passed is taken over by another claimer', async () => {
     const o = store().outbox;
     const id = await o.enqueue(item(1), T0);

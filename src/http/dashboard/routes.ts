@@ -222,7 +222,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
       if (!post) return false;
       const form = await readForm(ctx);
       if (s && !csrfMatches(s.csrf, form.get('_csrf'))) return forbiddenPage(ctx, s, s.csrf), true;
-      await sessions.signOut(readCookie(ctx, SESSION_COOKIE));
+      if (s && form.get('everywhere') === '1') await sessions.signOutEverywhere(s.account.id);
+      else await sessions.signOut(readCookie(ctx, SESSION_COOKIE));
       clearCookie(ctx, SESSION_COOKIE);
       return redirect(ctx, '/login'), true;
     }

@@ -20,11 +20,11 @@ export interface CustomLimits {
 /** http(s) only; a literal private address (or localhost) is refused here, resolved names at send time. */
 export async function setWebhook(b: BillingContext, accountId: string, url: string | null, opts: { allowPrivate?: boolean } = {}): Promise<void> {
   if (url !== null) {
-    if (url.length > 2048) throw invalidInput('--url must be at most 2048 characters');
+    if (url.length > 2048) throw invalidInput('the webhook URL must be at most 2048 characters');
     try {
       checkTargetUrl(url, opts.allowPrivate ?? false);
     } catch (err) {
-      if (err instanceof RefusedTarget) throw invalidInput(`--url must be an http(s) URL to a public address: ${err.message}`);
+      if (err instanceof RefusedTarget) throw invalidInput(`the webhook URL must be an http(s) URL to a public address: ${err.message}`);
       throw err;
     }
   }

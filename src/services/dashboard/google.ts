@@ -35,9 +35,23 @@ const SKEW_S = 120;
 const TIMEOUT_MS = 10_000;
 const ALGS: Record<string, { hash: string; ec: boolean }> = { RS256: { hash: 'sha256', ec: false }, ES256: { hash: 'sha256', ec: true } };
 
+interface SigningKey {
+  key: KeyObject;
+  /** The JWK's own alg, when it names one. */
+  alg: string | undefined;
+}
+
+/** RS256 takes an RSA key, ES256 an EC P-256 one, and a key naming its alg only that alg: no algorithm confusion. */
+function keyFits(k: SigningKey, alg: string): boolean {
+  if (k.alg !== undefined && k.alg !== alg) return false;
+  if (alg === 'RS256') return k.key.asymmetricKeyType === 'rsa';
+  if (alg === 'ES256') return k.key.asymmetricKeyType === 'ec' && k.key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+  return false;
+}
+
 export class GoogleSignIn {
   private discovery: Promise<Discovery> | null = null;
-  private keys: { at: number; byKid: Map<string, KeyObject> } | null = null;
+  private keys: { at: number; byKid: Map<string, SigningKey> } | null = null;
   private readonly sealKey: Buffer;
 
   constructor(
@@ -105,7 +119,9 @@ export class GoogleSignIn {
     const claims = decodeJson(parts[1]!);
     const alg = typeof header.alg === 'string' ? ALGS[header.alg] : undefined;
     if (!alg) throw invalidSession('unsupported id_token algorithm');
-    const key = await this.key(typeof header.kid === 'string' ? header.kid : '');
+    const signer = await this.key(typeof header.kid === 'string' ? header.kid : '');
+    if (!keyFits(signer, header.alg as string)) throw invalidSession('the id_token algorithm does not match its key');
+    const key = signer.key;
     const ok = verify(alg.hash, Buffer.from(`${parts[0]}.${parts[1]}`), alg.ec ? { key, dsaEncoding: 'ieee-p1363' } : key, Buffer.from(parts[2]!, 'base64url'));
     if (!ok) throw invalidSession('the id_token signature is invalid');
     const now = Math.floor(this.clock.now() / 1000);
@@ -134,17 +150,18 @@ export class GoogleSignIn {
   }
 
   /** The signing key by kid; the key set is fetched again (at most once a minute) for an unknown kid: keys rotate. */
-  private async key(kid: string): Promise<KeyObject> {
+  private async key(kid: string): Promise<SigningKey> {
     const now = this.clock.now();
     let found = this.keys?.byKid.get(kid);
     if (!found && (!this.keys || now - this.keys.at > 60_000)) {
       const d = await this.meta();
       const set = await getJson(d.jwks_uri);
-      const byKid = new Map<string, KeyObject>();
+      const byKid = new Map<string, SigningKey>();
       for (const jwk of Array.isArray(set.keys) ? (set.keys as JsonWebKey[]) : []) {
         if (jwk.use !== undefined && jwk.use !== 'sig') continue;
         try {
-          byKid.set(typeof jwk.kid === 'string' ? jwk.kid : '', createPublicKey({ key: jwk, format: 'jwk' }));
+          const alg = typeof (jwk as { alg?: unknown }).alg === 'string' ? ((jwk as { alg: string }).alg) : undefined;
+          byKid.set(typeof jwk.kid === 'string' ? jwk.kid : '', { key: createPublicKey({ key: jwk, format: 'jwk' }), alg });
         } catch {
           /* a key type node cannot read is not one we accept */
         }

@@ -3,7 +3,7 @@
 import { PLANS, parsePlanName, type Plan, type PlanName } from '../../chart/plans.js';
 import { checkDimensions, checkFormat, parseChartConfig } from '../../chart/request.js';
 import { emailProblem } from '../../chart/email.js';
-import { invalidInput, notFound } from '../../errors.js';
+import { forbidden, invalidInput, notFound, rateLimitExceeded } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import type { BillingRecord } from '../../store/metering.js';
 import type { TopChartRow } from '../../store/dashboard.js';
@@ -16,6 +16,8 @@ import type { BillingCycle } from '../../chart/pricing.js';
 import { signingSecretFor } from '../credentials.js';
 import { MAX_SIGNED_LIFETIME_S, signQuery } from '../signing.js';
 import type { UsageAnalytics, UsageService } from '../usage.js';
+import { TEST_EVENT_SUBJECT } from '../outbox.js';
+import type { RateLimits } from '../../chart/rateLimit.js';
 import { UsageChart, type UsageChartImage } from './usageChart.js';
 
 export type AccountState =
@@ -60,6 +62,8 @@ export interface SignUrlInput {
 }
 
 const DAY_MS = 86_400_000;
+/** Test events per account: five at once, then one each 12 minutes, at most five an hour. */
+export const TEST_EVENTS: RateLimits = { burst: 5, perMinute: 5 / 60, perHour: 5 };
 /** The window of a plan that keeps analytics without a set limit (enterprise). */
 const DEFAULT_WINDOW_DAYS = 365;
 const TOP_CHARTS = 10;
@@ -69,7 +73,7 @@ export class DashboardService {
 
   constructor(
     private readonly d: {
-      store: Pick<Store, 'dashboard' | 'accounts' | 'outbox'>;
+      store: Pick<Store, 'dashboard' | 'accounts' | 'outbox' | 'rateLimits'>;
       accounts: Pick<AccountService, 'listKeys' | 'createKey' | 'revokeKey'>;
       usage: Pick<UsageService, 'analytics'>;
       billing: Pick<BillingService, 'info' | 'invoiceList' | 'record' | 'changePlan' | 'cancel' | 'restore' | 'setWebhook'>;
@@ -163,7 +167,10 @@ export class DashboardService {
     return { info, invoices, record, state: stateOf(fresh, record) };
   }
 
+  /** Plan changes are for an active account (past due included: it is active until suspended); a suspended or cancelled one is read-only here (the operator's CLI can still change it). */
   async changePlan(account: Account, planRaw: string, cycleRaw: string) {
+    const state = await this.state(account);
+    if (state.kind !== 'active' && state.kind !== 'past_due' && state.kind !== 'trial') throw forbidden(refusal(state, 'the plan cannot be changed here'));
     const plan: PlanName | null = parsePlanName(planRaw);
     if (!plan || plan === 'trial') throw invalidInput('choose starter, growth or enterprise');
     if (cycleRaw !== '' && cycleRaw !== 'monthly' && cycleRaw !== 'annual') throw invalidInput('the cycle is monthly or annual');
@@ -174,7 +181,22 @@ export class DashboardService {
     return this.d.billing.cancel(account.id);
   }
 
-  restore(account: Account): Promise<Account> {
+  /**
+   * Undoes a pending cancellation, or restores a cancelled account within its read-only window.
+   * Never a way out of suspension: that takes a payment (or the operator).
+   */
+  async restore(account: Account): Promise<Account> {
+    const record = account.plan === 'trial' ? null : await this.d.billing.record(account);
+    const state = stateOf(account, record);
+    const now = this.d.clock.now();
+    // withdrawing a pending cancellation (past due or not) only clears it: it never touches a failed payment
+    const pending = account.status === 'active' && record?.cancelAtPeriodEnd === true;
+    const inWindow = state.kind === 'cancelled' && state.readOnlyUntil !== null && now < state.readOnlyUntil;
+    if (!pending && !inWindow) {
+      if (state.kind === 'cancelled') throw forbidden(`the ${CANCELLED_READ_ONLY_DAYS}-day restoration window has passed`);
+      if (state.kind === 'active' || state.kind === 'past_due' || state.kind === 'trial') throw forbidden('there is no cancellation to withdraw');
+      throw forbidden(refusal(state, 'it cannot be restored from here'));
+    }
     return this.d.billing.restore(account.id);
   }
 
@@ -185,18 +207,30 @@ export class DashboardService {
     return { webhookUrl: record?.webhookUrl ?? null, email: account.email };
   }
 
-  setWebhook(account: Account, url: string): Promise<void> {
+  async setWebhook(account: Account, url: string): Promise<void> {
     if (account.plan === 'trial') throw invalidInput('usage webhooks are for paid plans');
+    const state = await this.state(account);
+    if (state.kind === 'suspended' || state.kind === 'cancelled') throw forbidden(refusal(state, 'its settings are read-only'));
     return this.d.billing.setWebhook(account.id, url.trim() === '' ? null : url.trim(), { allowPrivate: this.d.webhookAllowPrivate });
   }
 
   /** Queues a signed sample usage_threshold event to the saved webhook URL (the outbox delivers and signs it). */
+  // Test events go to a URL the account chose: one waiting at a time, a few an hour (counted in
+  // the store, so across instances), and one delivery attempt each; never a way to flood a host.
   async sendTestEvent(account: Account): Promise<void> {
+    const state = await this.state(account);
+    if (state.kind !== 'active') throw forbidden(refusal(state, 'test events are for active accounts'));
     const { webhookUrl } = await this.settings(account);
     if (!webhookUrl) throw invalidInput('save a webhook URL first');
+    if ((await this.d.store.outbox.pendingCount(account.id, TEST_EVENT_SUBJECT)) > 0) {
+      throw rateLimitExceeded(60, 'a test event is already on its way; wait for it before sending another');
+    }
+    const now = this.d.clock.now();
+    const room = await this.d.store.rateLimits.hit(`dashboard-test-event:${account.id}`, TEST_EVENTS, now);
+    if (!room.allowed) throw rateLimitExceeded(room.retryAfterS, `at most ${TEST_EVENTS.perHour} test events an hour; try again in ${Math.ceil(room.retryAfterS / 60)} min`);
     const limit = (await this.d.usage.analytics(account, 1)).currentUsage.limit;
     const body = { event: 'usage_threshold', threshold: 80, current_usage: Math.ceil(limit * 0.8), limit, account_id: account.id, test: true };
-    await this.d.store.outbox.enqueue({ kind: 'webhook', accountId: account.id, target: webhookUrl, subject: 'usage_threshold', body: JSON.stringify(body) }, this.d.clock.now());
+    await this.d.store.outbox.enqueue({ kind: 'webhook', accountId: account.id, target: webhookUrl, subject: TEST_EVENT_SUBJECT, body: JSON.stringify(body) }, now);
   }
 
   async setEmail(account: Account, raw: string): Promise<void> {
@@ -208,6 +242,20 @@ export class DashboardService {
 }
 
 const label = (p: PlanName) => p.charAt(0).toUpperCase() + p.slice(1);
+
+/** Why a read-only account is refused a change, in the page's words. */
+function refusal(state: AccountState, what: string): string {
+  switch (state.kind) {
+    case 'past_due':
+      return `A payment has failed: ${what} until it is settled.`;
+    case 'suspended':
+      return `The account is suspended (read-only) for a failed payment: ${what}. Settle the payment to reactivate it.`;
+    case 'cancelled':
+      return `The account is cancelled (read-only): ${what}.`;
+    default:
+      return `The account is ${state.kind}: ${what}.`;
+  }
+}
 
 /** Where the account stands, as the billing page explains it. */
 export function stateOf(account: Account, rec: BillingRecord | null): AccountState {

@@ -25,7 +25,13 @@ export interface SignedIn {
 /** A new random token, URL-safe. */
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 
+/** Live dashboard sessions per account; a new sign-in beyond this ends the oldest. */
+export const MAX_SESSIONS_PER_ACCOUNT = 20;
+/** Expired sessions are swept by a sign-in at most this often (per instance). */
+const PURGE_EVERY_MS = 10 * 60_000;
+
 export class DashboardSessions {
+  private lastPurge = Number.NEGATIVE_INFINITY;
   /** Sign-ins in progress per address: one at a time, so parallel guesses cannot all pass the check before any failure is counted. */
   private readonly pending = new Map<string, Promise<unknown>>();
 
@@ -63,7 +69,10 @@ export class DashboardSessions {
     return this.open(account);
   }
 
-  /** Google sign-in: the one live account with this verified e-mail address. */
+  /**
+   * Google sign-in: the one live account whose sign-in address (given by the operator when the
+   * account was created) is this verified one; the warning-mail address edited in the dashboard never counts.
+   */
   async signInWithEmail(email: string): Promise<{ token: string; session: SignedIn }> {
     const ids = await this.store.dashboard.accountsByEmail(email);
     if (ids.length === 0) throw invalidSession(`no account uses ${email}; sign in with a session token`);
@@ -78,6 +87,12 @@ export class DashboardSessions {
     const now = this.clock.now();
     const session = { accountId: account.id, csrf: randomToken(24), createdAt: now, expiresAt: now + DASHBOARD_SESSION_MS };
     await this.store.dashboard.createSession(hashSecret(token), session);
+    // bounded: the oldest sessions of the account go first; expired ones of any account now and then
+    await this.store.dashboard.trimSessions(account.id, MAX_SESSIONS_PER_ACCOUNT);
+    if (now - this.lastPurge >= PURGE_EVERY_MS) {
+      this.lastPurge = now;
+      await this.store.dashboard.purgeExpiredSessions(now);
+    }
     return { token, session: { account, csrf: session.csrf, expiresAt: session.expiresAt } };
   }
 
@@ -89,6 +104,11 @@ export class DashboardSessions {
     const account = await this.store.accounts.find(s.accountId);
     if (!account || account.status === 'terminated') return null;
     return { account, csrf: s.csrf, expiresAt: s.expiresAt };
+  }
+
+  /** "Sign out everywhere": every dashboard session of the account ends; returns how many. */
+  signOutEverywhere(accountId: string): Promise<number> {
+    return this.store.dashboard.deleteAccountSessions(accountId);
   }
 
   async signOut(token: string | undefined): Promise<void> {

@@ -11,7 +11,7 @@ import { purgeDashboard } from './dashboard.js';
 async function purgeAccountRows(sql: Sql, accountId: string): Promise<void> {
   await sql.exec('DELETE FROM api_keys WHERE account_id = $1', [accountId]);
   await sql.exec('DELETE FROM sessions WHERE account_id = $1', [accountId]);
-  await sql.exec('UPDATE accounts SET email = NULL WHERE id = $1', [accountId]);
+  await sql.exec('UPDATE accounts SET email = NULL, signin_email = NULL WHERE id = $1', [accountId]);
 }
 
 /** Short charts with their cached images (keyed by chart id), metrics and re-render state (cascade), and the re-render budget. */

@@ -9,7 +9,8 @@ const KEY_COLUMNS = 'id, account_id, kind, prefix, created_at, expires_at, revok
 export function pgAccounts(db: PgDb, wrote: () => void = () => {}): AccountStore {
   return {
     async create(a) {
-      await db.exec('INSERT INTO accounts (id, email, plan, status, created_at) VALUES ($1, $2, $3, $4, $5)', [a.id, a.email, a.plan, a.status, a.createdAt]);
+      // the address given at creation is also the one Google sign-in matches (later edits change only email)
+      await db.exec('INSERT INTO accounts (id, email, signin_email, plan, status, created_at) VALUES ($1, $2, $2, $3, $4, $5)', [a.id, a.email, a.plan, a.status, a.createdAt]);
       wrote();
     },
     async find(id) {

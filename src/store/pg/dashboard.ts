@@ -23,7 +23,7 @@ export function pgDashboard(db: PgDb, before: () => Promise<void> = async () => 
       return new Map(rows.map((r) => [r.key_id, Number(r.used_at)]));
     },
     async accountsByEmail(email) {
-      const rows = await db.rows<{ id: string }>("SELECT id FROM accounts WHERE lower(email) = lower($1) AND status <> 'terminated' ORDER BY created_at LIMIT 2", [email]);
+      const rows = await db.rows<{ id: string }>("SELECT id FROM accounts WHERE lower(signin_email) = lower($1) AND status <> 'terminated' ORDER BY created_at LIMIT 2", [email]);
       return rows.map((r) => r.id);
     },
     async createSession(h, s) {
@@ -37,6 +37,16 @@ export function pgDashboard(db: PgDb, before: () => Promise<void> = async () => 
     },
     async deleteSession(h) {
       await db.exec('DELETE FROM dashboard_sessions WHERE token_hash = $1', [h]);
+    },
+    async deleteAccountSessions(accountId) {
+      return db.exec('DELETE FROM dashboard_sessions WHERE account_id = $1', [accountId]);
+    },
+    async trimSessions(accountId, keep) {
+      return db.exec(
+        `DELETE FROM dashboard_sessions WHERE account_id = $1 AND token_hash NOT IN (
+           SELECT token_hash FROM dashboard_sessions WHERE account_id = $1 ORDER BY created_at DESC, token_hash DESC LIMIT $2)`,
+        [accountId, keep],
+      );
     },
     async purgeExpiredSessions(now) {
       return db.exec('DELETE FROM dashboard_sessions WHERE expires_at <= $1', [now]);

@@ -325,4 +325,12 @@ export const PG_MIGRATIONS: readonly string[] = [
     RETURN v_used;
   END $$;
   `,
+  // 8: the address Google sign-in matches: the one the operator gave the account at creation,
+  // apart from the warning-mail address its holder may change in the dashboard
+  `
+  ALTER TABLE accounts ADD COLUMN signin_email text;
+  UPDATE accounts SET signin_email = email;
+  CREATE INDEX accounts_signin_email ON accounts(lower(signin_email));
+  CREATE INDEX dashboard_sessions_account_created ON dashboard_sessions(account_id, created_at);
+  `,
 ];

@@ -18,6 +18,10 @@ const COLUMNS = 'id, kind, account_id, target, subject, body, status, attempts, 
 
 export function pgOutbox(db: PgDb): OutboxStore {
   return {
+    async pendingCount(accountId, subject) {
+      const r = await db.one<{ n: string }>("SELECT count(*) AS n FROM outbox WHERE account_id = $1 AND subject = $2 AND status = 'pending'", [accountId, subject]);
+      return Number(r!.n);
+    },
     async enqueue(item, at) {
       return enqueueIn(db, item, at);
     },

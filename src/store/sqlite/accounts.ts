@@ -4,11 +4,12 @@ import type { DB } from './db.js';
 
 /** `wrote` is told of every write to accounts or keys (authentication caches compare it). */
 export function sqliteAccounts(db: DB, wrote: () => void = () => {}): AccountStore {
-  const insert = db.prepare('INSERT INTO accounts (id, email, plan, status, created_at) VALUES (?, ?, ?, ?, ?)');
+  // the address given at creation is also the one Google sign-in matches (later edits change only email)
+  const insert = db.prepare('INSERT INTO accounts (id, email, signin_email, plan, status, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   const byId = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?');
   return {
     async create(a) {
-      insert.run(a.id, a.email, a.plan, a.status, a.createdAt);
+      insert.run(a.id, a.email, a.email, a.plan, a.status, a.createdAt);
       wrote();
     },
     async find(id) {
@@ -65,7 +66,7 @@ export function sqliteKeys(db: DB, wrote: () => void = () => {}): KeyStore {
 export function accountsPurge(db: DB): (accountId: string) => void {
   const keys = db.prepare('DELETE FROM api_keys WHERE account_id = ?');
   const sessions = db.prepare('DELETE FROM sessions WHERE account_id = ?');
-  const email = db.prepare('UPDATE accounts SET email = NULL WHERE id = ?');
+  const email = db.prepare('UPDATE accounts SET email = NULL, signin_email = NULL WHERE id = ?');
   return (accountId) => {
     keys.run(accountId);
     sessions.run(accountId);

@@ -14,6 +14,11 @@ export function sqliteDashboard(db: DB): DashboardStore {
   const find = db.prepare<[string], SessionRow>('SELECT account_id, csrf, created_at, expires_at FROM dashboard_sessions WHERE token_hash = ?');
   const del = db.prepare('DELETE FROM dashboard_sessions WHERE token_hash = ?');
   const purge = db.prepare('DELETE FROM dashboard_sessions WHERE expires_at <= ?');
+  const delAccount = db.prepare('DELETE FROM dashboard_sessions WHERE account_id = ?');
+  const trim = db.prepare(
+    `DELETE FROM dashboard_sessions WHERE account_id = ? AND token_hash NOT IN (
+       SELECT token_hash FROM dashboard_sessions WHERE account_id = ? ORDER BY created_at DESC, token_hash DESC LIMIT ?)`,
+  );
   const daily = db.prepare<[string, number, number], { day: number; requests: number; succeeded: number; renders: number; cache_hits: number }>(
     'SELECT day, requests, succeeded, renders, cache_hits FROM usage_daily WHERE account_id = ? AND day >= ? AND day <= ? ORDER BY day',
   );
@@ -22,7 +27,7 @@ export function sqliteDashboard(db: DB): DashboardStore {
      FROM charts c JOIN chart_metrics m ON m.chart_id = c.id
      WHERE c.account_id = ? ORDER BY m.hit_count DESC, c.id LIMIT ?`,
   );
-  const byEmail = db.prepare<[string], { id: string }>("SELECT id FROM accounts WHERE lower(email) = lower(?) AND status <> 'terminated' ORDER BY created_at LIMIT 2");
+  const byEmail = db.prepare<[string], { id: string }>("SELECT id FROM accounts WHERE lower(signin_email) = lower(?) AND status <> 'terminated' ORDER BY created_at LIMIT 2");
   const touch = db.prepare(
     'INSERT INTO key_last_used (key_id, account_id, used_at) VALUES (?, ?, ?) ON CONFLICT (key_id) DO UPDATE SET used_at = max(used_at, excluded.used_at)',
   );
@@ -46,6 +51,12 @@ export function sqliteDashboard(db: DB): DashboardStore {
     },
     async deleteSession(h) {
       del.run(h);
+    },
+    async deleteAccountSessions(accountId) {
+      return delAccount.run(accountId).changes;
+    },
+    async trimSessions(accountId, keep) {
+      return trim.run(accountId, accountId, keep).changes;
     },
     async purgeExpiredSessions(now) {
       return purge.run(now).changes;

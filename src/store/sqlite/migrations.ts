@@ -261,4 +261,12 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX key_last_used_account ON key_last_used(account_id);
   `,
+  // 11: the address Google sign-in matches: the one the operator gave the account at creation,
+  // apart from the warning-mail address its holder may change in the dashboard
+  `
+  ALTER TABLE accounts ADD COLUMN signin_email TEXT;
+  UPDATE accounts SET signin_email = email;
+  CREATE INDEX accounts_signin_email ON accounts(lower(signin_email));
+  CREATE INDEX dashboard_sessions_account_created ON dashboard_sessions(account_id, created_at);
+  `,
 ];

@@ -34,7 +34,11 @@ export function sqliteOutbox(db: DB): OutboxStore {
   const release = db.prepare("UPDATE outbox SET claimed_by = NULL, claim_until = NULL WHERE status = 'pending' AND claimed_by IS NOT NULL AND (? IS NULL OR claimed_by = ?)");
   const all = db.prepare<[], OutboxRow>('SELECT * FROM outbox ORDER BY id');
   const byAccount = db.prepare<[string], OutboxRow>('SELECT * FROM outbox WHERE account_id = ? ORDER BY id');
+  const pending = db.prepare<[string, string], { n: number }>("SELECT count(*) AS n FROM outbox WHERE account_id = ? AND subject = ? AND status = 'pending'");
   return {
+    async pendingCount(accountId, subject) {
+      return pending.get(accountId, subject)!.n;
+    },
     async enqueue(item, at) {
       return enqueue(item, at);
     },

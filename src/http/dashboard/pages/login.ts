@@ -1,5 +1,5 @@
 // The sign-in page: a session token form and, when configured, "Sign in with Google".
-import { html } from '../html.js';
+import { html, type Html } from '../html.js';
 import { csrfField, page, type PageContext } from '../layout.js';
 
 export function loginPage(p: PageContext, google: boolean): string {
@@ -17,7 +17,13 @@ ${google ? html`<section><a class="google" href="/login/google">Sign in with Goo
 
 /** Sign-out from a link: a GET only shows the form (a GET never changes state). */
 export function logoutPage(p: PageContext): string {
-  return page(p, 'Sign out', html`<section><form method="post" action="/logout">${csrfField(p)}<button type="submit">Sign out</button></form></section>`);
+  return page(p, 'Sign out', html`<section><form method="post" action="/logout">${csrfField(p)}<button type="submit">Sign out</button></form></section>
+<section>${signOutEverywhereForm(p)}</section>`);
+}
+
+/** Ends every dashboard session of the account, this one included (a lost laptop, a shared browser). */
+export function signOutEverywhereForm(p: PageContext): Html {
+  return html`<form method="post" action="/logout">${csrfField(p)}<input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">Sign out all sessions</button></form>`;
 }
 
 /** After Google sign-in: a same-site navigation to the dashboard, so the Strict cookie is sent. */

@@ -1,6 +1,7 @@
 // The settings page: the usage webhook (and a signed test event), the e-mail for usage warnings.
 import { html } from '../html.js';
 import { csrfField, page, type PageContext } from '../layout.js';
+import { signOutEverywhereForm } from './login.js';
 
 export function settingsPage(p: PageContext, s: { webhookUrl: string | null; email: string | null }, paid: boolean): string {
   return page(
@@ -15,6 +16,8 @@ ${s.webhookUrl ? html`<form method="post" action="/dashboard/settings/webhook/te
   : html`<p>Usage webhooks are for paid plans.</p>`}
 </section>
 <section><h2>E-mail for usage warnings</h2><form method="post" action="/dashboard/settings/email">${csrfField(p)}<label for="email">E-mail address (empty: none)</label>
-<input id="email" name="email" type="email" maxlength="254" value="${s.email ?? ''}"><button type="submit">Save</button></form></section>`,
+<input id="email" name="email" type="email" maxlength="254" value="${s.email ?? ''}"><button type="submit">Save</button></form>
+<p class="muted">Warnings, invoices and billing notices go here. Sign-in with Google uses the address the account was created with, not this one.</p></section>
+<section><h2>Sessions</h2><p class="muted">Signed in somewhere you no longer trust? End every dashboard session of this account, this one included.</p>${signOutEverywhereForm(p)}</section>`,
   );
 }
