@@ -132,11 +132,13 @@ function scalesOf(config: Record<string, Json>): ScaleEntry[] {
 
 /**
  * A linear scale makes one tick per stepSize between its bounds: Chart.js 2 has no limit
- * (0..1e6 by 0.0001 is ten million ticks), later versions stop at 1000 with a warning.
+ * (0..1e6 by 0.0001 is ten million ticks); 3 and 4 stop at 1000 themselves, so only
+ * Chart.js 2's scale lists are checked.
  */
 function checkLinearSteps(config: Record<string, Json>): string | null {
   for (const entry of scalesOf(config)) {
     const { scale } = entry;
+    if (entry.axis === undefined) continue;
     if (scale.type === 'time' || scale.type === 'timeseries' || scale.type === 'logarithmic' || scale.type === 'category') continue;
     const ticks = isObject(scale.ticks) ? scale.ticks : {};
     const raw = ticks.stepSize ?? ticks.fixedStepSize;
