@@ -107,8 +107,9 @@ export class QuickChartService {
       this.d.metrics.hit(id, now);
       return { image: hit.image, tier: hit.tier };
     }
-    await this.admitVariant(`variant-client:${clientKey(clientIp)}`, VARIANTS_PER_ADDRESS_PER_HOUR, 'from one address', now);
+    // the chart's window first: a variant it refuses spends nothing of the address's
     await this.admitVariant(`variant-chart:${id}`, VARIANTS_PER_CHART_PER_HOUR, 'of one chart', now);
+    await this.admitVariant(`variant-client:${clientKey(clientIp)}`, VARIANTS_PER_ADDRESS_PER_HOUR, 'from one address', now);
     const img = await this.d.renderer.render(variant, renderOwner.account(account.id), digest, signal);
     this.d.metrics.rendered(id, img.renderMs);
     const image = await this.d.cache.put(cacheKey, img.body, img.contentType, cacheTtlMs(plan));
