@@ -187,6 +187,47 @@
     return v !== null && typeof v === 'object' && !Array.isArray(v);
   }
 
+  // ---- text patches ------------------------------------------------------------------------
+  // Template overrides, set after cleanConfig (and after a JavaScript config was evaluated):
+  // whoever holds a chart's URL sends them, so they are data only, never revived into code.
+  // Objects and arrays on the way are created; an array is padded with empty objects.
+  var MAX_PATCHES = 400;
+  function patchValue(v) {
+    if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+    if (Array.isArray(v)) {
+      return v.map(function (x) {
+        if (x === null || typeof x === 'string' || typeof x === 'number') return x;
+        throw new Error('a text patch holds only text and numbers');
+      });
+    }
+    throw new Error('a text patch holds only text and numbers');
+  }
+  function applyPatches(cfg, patches) {
+    if (!Array.isArray(patches) || patches.length > MAX_PATCHES) throw new Error('textPatches must be a list of at most ' + MAX_PATCHES);
+    for (var i = 0; i < patches.length; i++) {
+      var p = patches[i];
+      var path = isObject(p) ? p.path : null;
+      if (!Array.isArray(path) || path.length < 1 || path.length > 8) throw new Error('a text patch needs a path of 1-8 keys');
+      var value = patchValue(p.value);
+      var at = cfg;
+      for (var j = 0; j < path.length; j++) {
+        var k = path[j];
+        var index = typeof k === 'number' && Number.isInteger(k) && k >= 0 && k < 1000;
+        if (!index && (typeof k !== 'string' || k === '__proto__' || k === 'constructor' || k === 'prototype')) throw new Error('a text patch path holds names and indexes only');
+        if (index !== Array.isArray(at)) throw new Error('a text patch path does not fit the config');
+        if (index) while (at.length < k) at.push({});
+        if (j === path.length - 1) {
+          at[k] = value;
+          break;
+        }
+        var next = at[k];
+        var wantList = typeof path[j + 1] === 'number';
+        if (wantList ? !Array.isArray(next) : !isObject(next)) at[k] = next = wantList ? [] : {};
+        at = next;
+      }
+    }
+  }
+
   // ---- per-chart plugins -------------------------------------------------------------------
   var probe = document.createElement('canvas').getContext('2d');
   function isColor(c) {
@@ -531,6 +572,7 @@
         }
       }
       if (!isObject(cfg)) throw new Error('config must be an object');
+      if (req.textPatches !== undefined) applyPatches(cfg, req.textPatches);
       prepare(cfg, req, ratio);
       var data = format === 'svg' ? renderSvg(cfg, width, height, handle, st) : renderPng(cfg, width, height, ratio, handle, st);
       result = outcome(true);
@@ -619,10 +661,11 @@
 
   // The renderer page's API, called by the Node side through CDP with one plain-data request:
   //   window.chartshot.render({ configJson | configDeflated | config | configJs, width, height, format: 'png'|'svg',
-  //                             backgroundColor, allowFunctions, watermark, maxImageBytes, chartjs, devicePixelRatio })
+  //                             backgroundColor, allowFunctions, watermark, maxImageBytes, chartjs, devicePixelRatio, textPatches })
   //     -> { ok: true, data, ms, ranFunctions, needsReset } | { ok: false, error, ranFunctions, needsReset, imageBytes? }
   //   (configJson: the config as JSON text; configDeflated: that text raw-deflated, as base64, and
   //    the answer is then a promise; configJs: JavaScript text evaluated in the page, allowFunctions only)
+  //   (textPatches: [{path, value}] set after function revival: values stay data)
   //   (devicePixelRatio 1-4: a PNG is width x ratio by height x ratio pixels; an SVG keeps its size)
   //   (needsReset: caller code ran that might have changed the page: reset it before reuse)
   //   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)

@@ -41,5 +41,5 @@ function options(level: LogLevel) {
 
 /** Removes credentials from a URL before it is logged (code and state: the sign-in callback's; _csrf: a form's token). */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:api_key|sig|code|state|_csrf)=)[^&]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:api_key|key|sig|code|state|_csrf)=)[^&]*/gi, '$1[redacted]');
 }

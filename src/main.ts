@@ -140,7 +140,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, allowPrivate: config.webhookAllowPrivate, instanceId, ...opts.outbox });
     await outbox.recover().catch((err: unknown) => log.error({ err }, 'releasing stale outbox claims failed; they are retried after their lease'));
     const charts = new ChartService(renderer, usage);
-    const open = new OpenChartService(renderer, imageCache, keyedWindows(store.openWindows, masterKey), clock, {
+    const windows = keyedWindows(store.openWindows, masterKey);
+    const open = new OpenChartService(renderer, imageCache, windows, clock, {
       rendersPerHour: config.openRendersPerHour,
       publicBaseUrl: config.publicBaseUrl,
       cacheMaxBytes: config.openCacheMaxBytes,
@@ -155,8 +156,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
     const fingerprint = pool.fingerprint();
-    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, usage, clock, fingerprint });
-    const qr = new QrService();
+    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, renderer, windows, clock, fingerprint });
+    const qr = new QrService(windows, clock);
     const errorImages = new ErrorImageService(renderer);
     const dashboard = new DashboardService({
       store, accounts, usage, billing, renderer, clock, masterKey, publicBaseUrl: config.publicBaseUrl, webhookAllowPrivate: config.webhookAllowPrivate,

@@ -17,6 +17,8 @@ export const MAX_DATASETS = 100;
 export const MAX_LOG_DECADES = 100;
 /** Data values over all datasets, whatever their form, and items of each label list. */
 export const MAX_DATA_POINTS = 500;
+/** Annotations (chartjs-plugin-annotation) in one chart. */
+export const MAX_ANNOTATIONS = 100;
 
 interface NumberCap {
   min: number;
@@ -76,7 +78,88 @@ type Json = unknown;
 // bench/open-worst.ts.
 /** Returns null when the config is within every cap, else the reason (naming option and cap). */
 export function findCapViolation(config: Record<string, Json>): string | null {
-  return checkData(config.data) ?? walkOptions(config.options, 'options', 0) ?? checkDatasets(config.data) ?? checkTimeScales(config) ?? checkLogScales(config);
+  return (
+    checkData(config.data) ??
+    walkOptions(config.options, 'options', 0) ??
+    checkDatasets(config.data) ??
+    checkAnnotations(config.options) ??
+    checkTimeScales(config) ??
+    checkLogScales(config) ??
+    checkLinearSteps(config)
+  );
+}
+
+// --- annotations -----------------------------------------------------------------------------
+
+/** Chart.js 2's plugin reads options.annotation.annotations, 3 and 4's options.plugins.annotation.annotations. */
+function checkAnnotations(options: Json): string | null {
+  if (!isObject(options)) return null;
+  const places: Array<[string, Json]> = [['options.annotation.annotations', isObject(options.annotation) ? options.annotation.annotations : undefined]];
+  if (isObject(options.plugins) && isObject(options.plugins.annotation)) places.push(['options.plugins.annotation.annotations', options.plugins.annotation.annotations]);
+  for (const [path, list] of places) {
+    const n = dataSize(list);
+    if (n > MAX_ANNOTATIONS) return `${path} has ${n} annotations; at most ${MAX_ANNOTATIONS} on the open endpoint`;
+  }
+  return null;
+}
+
+// --- scales of every Chart.js version ----------------------------------------------------------
+
+interface ScaleEntry {
+  /** Where it is, for messages. */
+  path: string;
+  id: string;
+  scale: Record<string, Json>;
+  /** Chart.js 2 names its axis by the list it is in (xAxes, yAxes). */
+  axis?: 'x' | 'y';
+}
+
+/** The scales of a config: options.scales.<id> (3 and 4), and options.scales.xAxes[] / yAxes[] (2). */
+function scalesOf(config: Record<string, Json>): ScaleEntry[] {
+  const options = config.options;
+  const scales = isObject(options) ? options.scales : undefined;
+  if (!isObject(scales)) return [];
+  const out: ScaleEntry[] = [];
+  for (const [id, scale] of Object.entries(scales)) {
+    if ((id === 'xAxes' || id === 'yAxes') && Array.isArray(scale)) {
+      scale.forEach((s, i) => {
+        if (isObject(s)) out.push({ path: `options.scales.${id}[${i}]`, id: typeof s.id === 'string' ? s.id : `${id[0]}-axis-${i}`, scale: s, axis: id === 'xAxes' ? 'x' : 'y' });
+      });
+    } else if (isObject(scale)) out.push({ path: `options.scales.${id}`, id, scale });
+  }
+  return out;
+}
+
+/**
+ * A linear scale makes one tick per stepSize between its bounds: Chart.js 2 has no limit
+ * (0..1e6 by 0.0001 is ten million ticks); 3 and 4 stop at 1000 themselves, so only
+ * Chart.js 2's scale lists are checked.
+ */
+function checkLinearSteps(config: Record<string, Json>): string | null {
+  for (const entry of scalesOf(config)) {
+    const { scale } = entry;
+    if (entry.axis === undefined) continue;
+    if (scale.type === 'time' || scale.type === 'timeseries' || scale.type === 'logarithmic' || scale.type === 'category') continue;
+    const ticks = isObject(scale.ticks) ? scale.ticks : {};
+    const raw = ticks.stepSize ?? ticks.fixedStepSize;
+    if (raw === undefined || raw === null) continue;
+    const step = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN;
+    if (!(step > 0) || !Number.isFinite(step)) return `${entry.path}.ticks.stepSize must be a positive number`;
+    let min = Infinity;
+    let max = -Infinity;
+    onAxis(config, entry, (v) => {
+      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+      if (!Number.isFinite(n)) return;
+      if (n < min) min = n;
+      if (n > max) max = n;
+    });
+    // Chart.js widens the range to whole steps: two more at most
+    const needed = max > min ? (max - min) / step + 2 : 0;
+    if (needed > MAX_TICKS) {
+      return `${entry.path} would make about ${Math.round(needed)} ticks (its range over ticks.stepSize ${step}); at most ${MAX_TICKS} on the open endpoint`;
+    }
+  }
+  return null;
 }
 
 // --- data -----------------------------------------------------------------------------------
@@ -226,22 +309,20 @@ const UNIT_MS: Readonly<Record<string, number>> = {
  * one that fits the width, falling back to years, so the year bounds that case.
  */
 function checkTimeScales(config: Record<string, Json>): string | null {
-  const options = config.options;
-  const scales = isObject(options) ? options.scales : undefined;
-  if (!isObject(scales)) return null;
-  for (const [id, scale] of Object.entries(scales)) {
-    if (!isObject(scale) || (scale.type !== 'time' && scale.type !== 'timeseries')) continue;
-    const path = `options.scales.${id}`;
+  for (const entry of scalesOf(config)) {
+    const { scale, path } = entry;
+    if (scale.type !== 'time' && scale.type !== 'timeseries') continue;
     const time = isObject(scale.time) ? scale.time : {};
     const ticks = isObject(scale.ticks) ? scale.ticks : {};
     if (ticks.source === 'data' || ticks.source === 'labels') continue; // one tick per data item or label
-    const step = ticks.stepSize ?? 1;
+    // Chart.js 2 reads the step from time.stepSize (or its older name, unitStepSize)
+    const step = ticks.stepSize ?? time.stepSize ?? time.unitStepSize ?? 1;
     // date-fns adds whole units: a fractional step never advances the loop
     if (typeof step !== 'number' || !Number.isInteger(step) || step < 1) return `${path}.ticks.stepSize must be a whole number of ${String(time.unit ?? 'units')} (1 or more) on a time scale`;
     const unit = typeof time.unit === 'string' ? time.unit : 'year';
     const unitMs = Object.hasOwn(UNIT_MS, unit) ? UNIT_MS[unit] : undefined;
     if (unitMs === undefined) return `${path}.time.unit must be one of ${Object.keys(UNIT_MS).join(', ')}`;
-    const span = timeSpan(config, scale, id, typeof time.parser === 'string' ? time.parser : undefined);
+    const span = timeSpan(config, entry, typeof time.parser === 'string' ? time.parser : undefined);
     const ticksNeeded = span / (unitMs * step);
     if (ticksNeeded > MAX_TICKS) {
       return `${path} spans about ${Math.round(ticksNeeded)} ${unit} ticks; at most ${MAX_TICKS} on the open endpoint (a larger time.unit or ticks.stepSize)`;
@@ -251,10 +332,10 @@ function checkTimeScales(config: Record<string, Json>): string | null {
 }
 
 /** Max - min of every timestamp the scale may see (its bounds, the labels, the data on its axis). */
-function timeSpan(config: Record<string, Json>, scale: Record<string, Json>, id: string, format: string | undefined): number {
+function timeSpan(config: Record<string, Json>, entry: ScaleEntry, format: string | undefined): number {
   let min = Infinity;
   let max = -Infinity;
-  onAxis(config, scale, id, (v) => {
+  onAxis(config, entry, (v) => {
     const t = toTime(v, format);
     if (t === null) return;
     if (t < min) min = t;
@@ -268,14 +349,11 @@ function timeSpan(config: Record<string, Json>, scale: Record<string, Json>, id:
  * and its largest: 1e-300..1e300 is 5,400 ticks, each measured and drawn.
  */
 function checkLogScales(config: Record<string, Json>): string | null {
-  const options = config.options;
-  const scales = isObject(options) ? options.scales : undefined;
-  if (!isObject(scales)) return null;
-  for (const [id, scale] of Object.entries(scales)) {
-    if (!isObject(scale) || scale.type !== 'logarithmic') continue;
+  for (const entry of scalesOf(config)) {
+    if (entry.scale.type !== 'logarithmic') continue;
     let min = Infinity;
     let max = 0;
-    onAxis(config, scale, id, (v) => {
+    onAxis(config, entry, (v) => {
       const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
       if (!(n > 0) || !Number.isFinite(n)) return;
       if (n < min) min = n;
@@ -283,20 +361,24 @@ function checkLogScales(config: Record<string, Json>): string | null {
     });
     const decades = max > min ? Math.log10(max) - Math.log10(min) : 0;
     if (decades > MAX_LOG_DECADES) {
-      return `options.scales.${id} (logarithmic) spans ${Math.round(decades)} decades; at most ${MAX_LOG_DECADES} on the open endpoint`;
+      return `${entry.path} (logarithmic) spans ${Math.round(decades)} decades; at most ${MAX_LOG_DECADES} on the open endpoint`;
     }
   }
   return null;
 }
 
 /** Calls see() with every value a scale may see: its bounds, the labels, the data on its axis. */
-function onAxis(config: Record<string, Json>, scale: Record<string, Json>, id: string, see: (v: Json) => void): void {
-  for (const k of ['min', 'max', 'suggestedMin', 'suggestedMax']) see(scale[k]);
-  const axis = scaleAxis(id, scale);
+function onAxis(config: Record<string, Json>, entry: ScaleEntry, see: (v: Json) => void): void {
+  const { scale } = entry;
+  const bounds = ['min', 'max', 'suggestedMin', 'suggestedMax'];
+  for (const k of bounds) see(scale[k]);
+  // Chart.js 2 keeps a scale's bounds in ticks (and a time scale's in time)
+  for (const holder of [scale.ticks, scale.time]) if (isObject(holder)) for (const k of bounds) see(holder[k]);
+  const axis = entry.axis ?? scaleAxis(entry.id, scale);
   const data = isObject(config.data) ? config.data : {};
   const options = isObject(config.options) ? config.options : {};
-  // labels run along the index axis, plain numbers in data along the other
-  const indexAxis = options.indexAxis === 'y' ? 'y' : 'x';
+  // labels run along the index axis, plain numbers in data along the other (Chart.js 2: horizontalBar)
+  const indexAxis = options.indexAxis === 'y' || config.type === 'horizontalBar' ? 'y' : 'x';
   const labelLists = [axis === indexAxis ? data.labels : undefined, scale.labels, axis === 'x' ? data.xLabels : data.yLabels];
   for (const list of labelLists) if (Array.isArray(list)) list.forEach(see);
   const datasets = Array.isArray(data.datasets) ? data.datasets : [];

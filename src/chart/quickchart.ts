@@ -1,11 +1,12 @@
 // QuickChart's request vocabulary made a RenderRequest's parts: aliases, Chart.js version, pixel
 // ratio, base64 configs, and config text (JSON, JSON5-style data, or JavaScript). Pure, no I/O.
 import JSON5 from 'json5';
-import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
+import { chartRequired, configTooLarge, invalidDimensions, invalidInput } from '../errors.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
 import type { Plan } from './plans.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
+import { OPEN_LIMITS } from './open.js';
 import { checkColor, checkDimensions, checkFormat, rememberConfigJson, type ChartConfig, type RenderRequest } from './request.js';
 
 /** QuickChart's defaults on /chart: 500 x 300 CSS pixels drawn at ratio 2, Chart.js 2.9.4. */
@@ -202,10 +203,19 @@ export function requestedFormat(fields: Record<string, unknown>): 'png' | 'svg' 
   return 'png';
 }
 
+/** Without a key a config has the open endpoint's size limit, as text or as a JSON body's object. */
+export function checkKeylessConfigSize(raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
+  const bytes = text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
+  if (bytes > OPEN_LIMITS.maxConfigBytes) throw configTooLarge(`the config is ${bytes} bytes; at most ${OPEN_LIMITS.maxConfigBytes} without an API key`);
+}
+
 /** A /chart request made a RenderRequest (QuickChart's defaults: 500x300 at ratio 2, Chart.js 2). */
 export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller, defaultVersion: ChartjsMajor = QUICKCHART_DEFAULTS.chartjs): RenderRequest {
   const fields = f as Record<string, unknown>;
   const raw = decodeConfigText(pickAlias(fields, 'chart', 'c'), f.encoding);
+  if (!caller.keyed) checkKeylessConfigSize(raw);
   const source = parseConfigSource(raw, caller.keyed, f.chart !== undefined ? 'chart' : 'c');
   if (source.config) {
     checkConfigShape(source.config);

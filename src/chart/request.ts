@@ -25,6 +25,14 @@ export interface RenderRequest {
   /** A config given as JavaScript (an object literal, as QuickChart clients send it), evaluated
    *  only inside the page (allowFunctions callers only); `config` is then `{}` and unused. */
   readonly configJs?: string;
+  /** Values set in the config inside the page after its functions were revived: text, never code. */
+  readonly textPatches?: readonly TextPatch[];
+}
+
+/** One value set at a path of the config (template overrides); objects are created on the way. */
+export interface TextPatch {
+  readonly path: ReadonlyArray<string | number>;
+  readonly value: string | number | boolean | null | ReadonlyArray<string | number | null>;
 }
 
 export const SERVICE_NAME = 'chartshot';
@@ -191,6 +199,7 @@ function variant(req: RenderRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (req.chartjs !== undefined && req.chartjs !== 4) out.v = req.chartjs;
   if (req.devicePixelRatio !== undefined && req.devicePixelRatio !== 1) out.dpr = req.devicePixelRatio;
+  if (req.textPatches !== undefined && req.textPatches.length > 0) out.tp = req.textPatches;
   return out;
 }
 

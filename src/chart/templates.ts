@@ -1,7 +1,7 @@
 // QuickChart's template overrides on a stored chart (title, labels, dataN, labelN,
 // backgroundColorN, borderColorN, width, height, backgroundColor): parsed and applied. Pure.
 import { invalidInput } from '../errors.js';
-import { checkColor, type ChartConfig } from './request.js';
+import { checkColor, type TextPatch } from './request.js';
 
 /** Datasets an override may name (data1 ... data50) and values a list may carry. */
 export const MAX_TEMPLATE_DATASETS = 50;
@@ -84,54 +84,25 @@ export function parseTemplateOverrides(q: Record<string, unknown>): TemplateOver
 }
 
 /**
- * Applies overrides to a config object in place and returns it. Self-contained on purpose (no
- * imports, no outer names): its source text is also what patches a JavaScript config inside the
- * page (overrideConfigJs), so data and JavaScript configs change the same way.
+ * The overrides as text patches: {path, value} pairs the page applies after it has revived the
+ * stored config's functions (and after evaluating a JavaScript config), so a value sent by
+ * whoever holds the chart's URL is set as data and never becomes code. Chart.js 2 keeps the
+ * title in options.title, 3 and 4 in options.plugins.title.
  */
-export function patchConfig(c: Record<string, any>, o: ConfigOverrides, chartjs: number): Record<string, any> {
-  // no inner functions: a bundler may wrap named ones in helpers the page does not have
-  const isObj = [c, c?.data, c?.options].map((x) => x !== null && typeof x === 'object' && !Array.isArray(x));
-  if (!isObj[0]) return c;
-  if (!isObj[1]) c.data = {};
-  if (o.labels !== undefined) c.data.labels = o.labels;
-  if (!Array.isArray(c.data.datasets)) c.data.datasets = [];
+export function templatePatches(o: ConfigOverrides, chartjs: number): TextPatch[] {
+  const out: TextPatch[] = [];
+  if (o.labels !== undefined) out.push({ path: ['data', 'labels'], value: o.labels });
   for (const key of Object.keys(o.datasets)) {
     const i = Number(key);
-    while (c.data.datasets.length <= i) c.data.datasets.push({});
-    const t = c.data.datasets[i];
-    if (t === null || typeof t !== 'object' || Array.isArray(t)) c.data.datasets[i] = {};
     const ds = o.datasets[key]!;
-    const target = c.data.datasets[i];
-    if (ds.data !== undefined) target.data = ds.data;
-    if (ds.label !== undefined) target.label = ds.label;
-    if (ds.backgroundColor !== undefined) target.backgroundColor = ds.backgroundColor;
-    if (ds.borderColor !== undefined) target.borderColor = ds.borderColor;
+    for (const field of ['data', 'label', 'backgroundColor', 'borderColor'] as const) {
+      const v = ds[field];
+      if (v !== undefined) out.push({ path: ['data', 'datasets', i, field], value: v });
+    }
   }
   if (o.title !== undefined) {
-    if (!isObj[2]) c.options = {};
-    // Chart.js 2 keeps the title in options.title, 3 and 4 in options.plugins.title
-    let holder = c.options;
-    if (chartjs !== 2) {
-      const p = c.options.plugins;
-      if (p === null || typeof p !== 'object' || Array.isArray(p)) c.options.plugins = {};
-      holder = c.options.plugins;
-    }
-    const t = holder.title;
-    holder.title = Object.assign(t !== null && typeof t === 'object' && !Array.isArray(t) ? t : {}, { display: true, text: o.title });
+    const holder = chartjs === 2 ? ['options', 'title'] : ['options', 'plugins', 'title'];
+    out.push({ path: [...holder, 'display'], value: true }, { path: [...holder, 'text'], value: o.title });
   }
-  return c;
-}
-
-/** A data config with the overrides applied, on a copy (the stored record is not changed). */
-export function overrideConfig(config: ChartConfig, o: ConfigOverrides, chartjs: number): ChartConfig {
-  return patchConfig(structuredClone(config), o, chartjs);
-}
-
-/**
- * A JavaScript config with the overrides applied: an expression that evaluates the caller's
- * literal, then patches the object with patchConfig's own text. The overrides are JSON (data);
- * the page evaluates the whole as it evaluates any configJs.
- */
-export function overrideConfigJs(configJs: string, o: ConfigOverrides, chartjs: number): string {
-  return `(${patchConfig.toString()})((\n${configJs}\n), ${JSON.stringify(o)}, ${chartjs})`;
+  return out;
 }

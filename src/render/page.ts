@@ -21,6 +21,8 @@ export interface PageRequest {
   devicePixelRatio?: number;
   /** JavaScript config text evaluated inside the page (only with allowFunctions). */
   configJs?: string;
+  /** Values set after function revival (template overrides): the page never revives them. */
+  textPatches?: ReadonlyArray<{ readonly path: ReadonlyArray<string | number>; readonly value: unknown }>;
   /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
    *  refused inside the page, so the bytes never cross CDP. Absent: the page's own ceiling. */
   maxImageBytes?: number;

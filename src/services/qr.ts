@@ -1,9 +1,14 @@
-// QR codes drawn in this process with the qrcode package (no browser): cached by their parameters.
+// QR codes made in this process (the qrcode package's matrix, our own 1-bit PNG; no browser):
+// cached by their parameters, new ones limited per client address.
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import QRCode from 'qrcode';
 import type { QrRequest } from '../chart/qr.js';
-import { invalidInput } from '../errors.js';
+import { clientKey } from '../chart/clientAddress.js';
+import { invalidInput, rateLimited } from '../errors.js';
+import type { Clock } from '../clock.js';
+import type { OpenRenderWindows } from '../store/types.js';
+import { encodeQrPng } from './qrPng.js';
 
 export interface QrImage {
   body: Buffer;
@@ -12,22 +17,38 @@ export interface QrImage {
 }
 
 const CACHE_BYTES = 32 * 1024 * 1024;
+/** New QR codes (cache misses) one client address may have made per hour. */
+export const QR_CODES_PER_ADDRESS_PER_HOUR = 300;
+const QR_WINDOW_MS = 3_600_000;
 
 export class QrService {
   private readonly cache = new LRUCache<string, QrImage>({ maxSize: CACHE_BYTES, sizeCalculation: (v) => v.body.length + 128 });
 
-  async render(req: QrRequest): Promise<QrImage> {
+  constructor(
+    private readonly windows: OpenRenderWindows,
+    private readonly clock: Clock,
+  ) {}
+
+  async render(req: QrRequest, clientIp: string): Promise<QrImage> {
     const key = JSON.stringify(req);
     const hit = this.cache.get(key);
     if (hit) return hit;
-    const opts = { margin: req.margin, width: req.size, errorCorrectionLevel: req.ecLevel, color: { dark: req.dark, light: req.light } };
-    let body: Buffer;
+    const take = await this.windows.take(`qr-client:${clientKey(clientIp)}`, this.clock.now(), QR_WINDOW_MS, QR_CODES_PER_ADDRESS_PER_HOUR);
+    if (!take.allowed) {
+      throw rateLimited(take.retryAfterMs / 1000, `at most ${QR_CODES_PER_ADDRESS_PER_HOUR} new QR codes per hour from one address; codes made before are still served`);
+    }
+    let qr: ReturnType<typeof QRCode.create>;
     try {
-      body = req.format === 'svg' ? Buffer.from(await QRCode.toString(req.text, { ...opts, type: 'svg' }), 'utf8') : await QRCode.toBuffer(req.text, { ...opts, type: 'png' });
+      qr = QRCode.create(req.text, { errorCorrectionLevel: req.ecLevel });
     } catch (err) {
       // the text does not fit a QR code at this error-correction level
       throw invalidInput(`the QR code could not be made: ${(err as Error).message.slice(0, 200)}`);
     }
+    const opts = { margin: req.margin, width: req.size, errorCorrectionLevel: req.ecLevel, color: { dark: req.dark, light: req.light } };
+    const body =
+      req.format === 'svg'
+        ? Buffer.from(await QRCode.toString(req.text, { ...opts, type: 'svg' }), 'utf8')
+        : await encodeQrPng(qr.modules, { width: req.size, margin: req.margin, dark: req.dark, light: req.light });
     const image = { body, contentType: req.format === 'svg' ? 'image/svg+xml' : 'image/png', etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
     this.cache.set(key, image);
     return image;

@@ -1,13 +1,14 @@
 // QuickChart's URL API as use cases: /chart for key holders (a counted generation) or, when the
 // operator allows it, for anyone (the open endpoint's protections); /chart/create; template
 // variants of a stored chart on /chart/render/{id}.
+import { clientKey } from '../chart/clientAddress.js';
 import { mayRunCallerCode } from '../chart/callerCode.js';
 import { PLANS } from '../chart/plans.js';
 import { checkOutputPixels, parseSide, quickChartRequest, type QuickChartFields } from '../chart/quickchart.js';
 import { checkColor, checkDimensions, renderDigest, type RenderRequest } from '../chart/request.js';
-import { overrideConfig, overrideConfigJs, parseTemplateOverrides, type TemplateOverrides } from '../chart/templates.js';
-import { forbidden, notFound } from '../errors.js';
-import type { AccountStore, ChartStore, KeyStore, StoredImage } from '../store/types.js';
+import { parseTemplateOverrides, templatePatches, type TemplateOverrides } from '../chart/templates.js';
+import { forbidden, notFound, rateLimited } from '../errors.js';
+import type { AccountStore, ChartStore, KeyStore, OpenRenderWindows } from '../store/types.js';
 import type { AuthContext } from './accounts.js';
 import type { ChartService } from './charts.js';
 import type { ChartMetricsRecorder } from './chartMetrics.js';
@@ -17,7 +18,7 @@ import type { ServedChart, ShortChart, ShortChartService } from './shortCharts.j
 import { cacheTtlMs } from './shortCharts.js';
 import type { Clock } from '../clock.js';
 import type { RendererFingerprint } from '../render/fingerprint.js';
-import type { UsageService } from './usage.js';
+import { renderOwner, type RenderService } from './render.js';
 
 const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
 
@@ -38,12 +39,20 @@ export interface QuickChartDeps {
   store: { readonly charts: ChartStore; readonly accounts: AccountStore; readonly keys: KeyStore };
   cache: ImageCache;
   metrics: Pick<ChartMetricsRecorder, 'hit' | 'rendered'>;
-  /** The owner's rate limit, which a new variant passes like any of the owner's renders. */
-  usage: Pick<UsageService, 'gate'>;
+  /** Draws new template variants (in the owner's share of the fair queue). */
+  renderer: Pick<RenderService, 'render'>;
+  /** Sliding windows that bound new variants per client address and per chart. */
+  windows: OpenRenderWindows;
   clock: Clock;
   /** Names the renderer of anonymous images (key holders' renders carry their own). */
   fingerprint?: Pick<RendererFingerprint, 'header'>;
 }
+
+/** New template variants (cache misses) one address may have drawn per hour, over all charts. */
+export const VARIANTS_PER_ADDRESS_PER_HOUR = 60;
+/** New template variants one chart may have drawn per hour, whoever asks. */
+export const VARIANTS_PER_CHART_PER_HOUR = 20;
+const VARIANT_WINDOW_MS = 3_600_000;
 
 const keyedCaller = (auth: AuthContext) => ({ plan: auth.plan, keyed: true, watermark: auth.key.kind === 'test' ? 'chartshot TEST' : null });
 
@@ -67,10 +76,12 @@ export class QuickChartService {
 
   /**
    * GET /chart/render/{id}: the stored chart as /v1/chart/{id} serves it; with template
-   * overrides, a variant: cached by its request, and on a miss drawn as a generation of the
-   * chart's owner (a variant is a new chart, so the owner's plan and usage apply).
+   * overrides, a variant: cached by its request; a miss is drawn like a re-render of the stored
+   * chart (the owner's share of the queue, not a generation: it spends neither the owner's rate
+   * limit nor allowance), bounded per client address and per chart so that nobody holding the
+   * URL can run up the owner's costs or crowd the cache.
    */
-  async renderTemplate(id: string, query: Record<string, unknown>, signal?: AbortSignal): Promise<ServedChart> {
+  async renderTemplate(id: string, query: Record<string, unknown>, clientIp: string, signal?: AbortSignal): Promise<ServedChart> {
     const overrides = parseTemplateOverrides(query);
     if (!overrides) return this.d.shortCharts.serve(id);
     if (!CHART_ID.test(id)) throw notFound('no such chart');
@@ -89,26 +100,28 @@ export class QuickChartService {
     }
     const plan = PLANS[account.plan];
     const variant = templateVariant(base, overrides, plan);
-    const cacheKey = `tpl:${id}:${renderDigest(variant)}`;
+    const digest = renderDigest(variant);
+    const cacheKey = `tpl:${id}:${digest}`;
     const hit = await this.d.cache.get(cacheKey);
     if (hit) {
       this.d.metrics.hit(id, now);
       return { image: hit.image, tier: hit.tier };
     }
-    const auth: AuthContext = { account, key, plan };
-    // anyone holding the URL can ask for variants: they pass the owner's limits like the owner's own renders
-    await this.d.usage.gate(auth, () => {}, true);
-    const image = await this.d.charts.generate(
-      auth,
-      {},
-      async (_req, img): Promise<StoredImage> => {
-        this.d.metrics.rendered(id, img.renderMs);
-        return this.d.cache.put(cacheKey, img.body, img.contentType, cacheTtlMs(plan));
-      },
-      { signal, request: () => variant },
-    );
+    // the chart's window first: a variant it refuses spends nothing of the address's
+    await this.admitVariant(`variant-chart:${id}`, VARIANTS_PER_CHART_PER_HOUR, 'of one chart', now);
+    await this.admitVariant(`variant-client:${clientKey(clientIp)}`, VARIANTS_PER_ADDRESS_PER_HOUR, 'from one address', now);
+    const img = await this.d.renderer.render(variant, renderOwner.account(account.id), digest, signal);
+    this.d.metrics.rendered(id, img.renderMs);
+    const image = await this.d.cache.put(cacheKey, img.body, img.contentType, cacheTtlMs(plan));
     this.d.metrics.hit(id, this.d.clock.now());
     return { image, tier: 'render' };
+  }
+
+  private async admitVariant(window: string, limit: number, what: string, now: number): Promise<void> {
+    const take = await this.d.windows.take(window, now, VARIANT_WINDOW_MS, limit);
+    if (!take.allowed) {
+      throw rateLimited(take.retryAfterMs / 1000, `at most ${limit} new template variants per hour ${what}; variants drawn before are still served`);
+    }
   }
 }
 
@@ -117,10 +130,7 @@ export function templateVariant(base: RenderRequest, o: TemplateOverrides, plan:
   const chartjs = base.chartjs ?? 4;
   let req: RenderRequest = base;
   if (o.config) {
-    req =
-      base.configJs !== undefined
-        ? { ...base, configJs: overrideConfigJs(base.configJs, o.config, chartjs) }
-        : { ...base, config: overrideConfig(base.config, o.config, chartjs) };
+    req = { ...base, textPatches: templatePatches(o.config, chartjs) };
   }
   if (o.width !== undefined || o.height !== undefined) {
     const { width, height } = checkDimensions(parseSide(o.width, 'width', base.width), parseSide(o.height, 'height', base.height), plan);

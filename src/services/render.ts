@@ -110,6 +110,7 @@ export class RenderService {
           ...(req.chartjs !== undefined ? { chartjs: req.chartjs } : {}),
           ...(req.devicePixelRatio !== undefined ? { devicePixelRatio: req.devicePixelRatio } : {}),
           ...(req.configJs !== undefined ? { configJs: req.configJs } : {}),
+          ...(req.textPatches !== undefined && req.textPatches.length > 0 ? { textPatches: req.textPatches } : {}),
           maxImageBytes: imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes),
         },
         owner,

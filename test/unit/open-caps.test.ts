@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseOpenQuery } from '../../src/chart/open.js';
+import { findCapViolation } from '../../src/chart/openCaps.js';
 import { AppError } from '../../src/errors.js';
 
 const bar = (options: object, ds: object = {}) => ({ type: 'bar', data: { labels: ['a', 'b', 'c'], datasets: [{ data: [1, 5, 3], ...ds }] }, options });
@@ -101,5 +102,41 @@ describe('open endpoint cost caps (pure)', () => {
       const x = JSON.parse(readFileSync(new URL(f, dir), 'utf8')) as { chart: unknown };
       expect(refusal(x.chart), f).to.deep.include({ status: 200 });
     }
+  });
+});
+
+describe('cost caps on Chart.js 2 configs and annotations (keyless /chart)', () => {
+  const v2line = (yAxis: object, data: unknown[] = [0, 1000000]) => ({ type: 'line', data: { labels: ['a', 'b'], datasets: [{ data }] }, options: { scales: { yAxes: [yAxis] } } });
+  const bombs: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['v2 yAxes stepSize 0.0001 over 0..1e6 (uncapped: a crashed page after 8.5 s)', v2line({ ticks: { stepSize: 0.0001 } }), /options\.scales\.yAxes\[0\] would make about \d+ ticks/],
+    ['v2 stepSize over ticks.min/max', v2line({ ticks: { min: 0, max: 1e9, stepSize: 1 } }, [1, 2]), /yAxes\[0\] would make/],
+    ['v2 fixedStepSize', v2line({ ticks: { fixedStepSize: 0.001 } }), /would make/],
+    [
+      'v2 time scale by milliseconds over years (xAxes, time.min/max)',
+      { type: 'line', data: { datasets: [{ data: [] }] }, options: { scales: { xAxes: [{ type: 'time', time: { unit: 'millisecond', min: '2000-01-01', max: '2020-01-01' } }] } } },
+      /xAxes\[0\] spans about \d+ millisecond ticks/,
+    ],
+    [
+      'v2 time.stepSize fractional',
+      { type: 'line', data: { datasets: [{ data: [] }] }, options: { scales: { xAxes: [{ type: 'time', time: { unit: 'day', stepSize: 0.5 } }] } } },
+      /stepSize must be a whole number/,
+    ],
+    ['v2 logarithmic yAxes over 600 decades', v2line({ type: 'logarithmic', ticks: { min: 1e-300, max: 1e300 } }, [1, 2]), /yAxes\[0\] \(logarithmic\) spans 600 decades/],
+    ['v2 annotations: 101', { type: 'bar', data: { datasets: [] }, options: { annotation: { annotations: Array.from({ length: 101 }, () => ({ type: 'line' })) } } }, /options\.annotation\.annotations has 101 annotations; at most 100/],
+    ['v4 annotations: 101 by name', { type: 'bar', data: { datasets: [] }, options: { plugins: { annotation: { annotations: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`a${i}`, { type: 'line' }])) } } } }, /plugins\.annotation\.annotations has 101/],
+  ];
+  for (const [name, config, reason] of bombs) {
+    it(`refuses ${name}`, () => {
+      expect(findCapViolation(config)).to.match(reason);
+    });
+  }
+
+  it('admits the same configs within the caps', () => {
+    expect(findCapViolation(v2line({ ticks: { stepSize: 10000 } }))).to.equal(null);
+    // Chart.js 3 and 4 stop at 1000 ticks themselves
+    expect(findCapViolation(bar({ scales: { y: { ticks: { stepSize: 0.00001 } } } }, { data: [0, 1e6] }))).to.equal(null);
+    expect(findCapViolation(v2line({ type: 'logarithmic' }, [1, 1e6]))).to.equal(null);
+    expect(findCapViolation({ type: 'bar', data: { datasets: [] }, options: { annotation: { annotations: Array.from({ length: 100 }, () => ({ type: 'line' })) } } })).to.equal(null);
+    expect(findCapViolation({ type: 'line', data: { datasets: [{ data: [] }] }, options: { scales: { xAxes: [{ type: 'time', time: { unit: 'month', min: '2000-01-01', max: '2020-01-01' } }] } } })).to.equal(null);
   });
 });

@@ -4,7 +4,6 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runInNewContext } from 'node:vm';
 import { AppError } from '../../src/errors.js';
 import { PLANS } from '../../src/chart/plans.js';
 import {
@@ -17,12 +16,15 @@ import {
   quickChartRequest,
   requestedFormat,
 } from '../../src/chart/quickchart.js';
-import { overrideConfig, overrideConfigJs, parseTemplateOverrides } from '../../src/chart/templates.js';
+import { parseTemplateOverrides, templatePatches } from '../../src/chart/templates.js';
 import { parseQrQuery } from '../../src/chart/qr.js';
 import { errorLines, errorSvg, FIXED_ERROR_PNG } from '../../src/services/errorImages.js';
 import { headerMessage } from '../../src/http/quickchartErrors.js';
-import { QuickChartService, templateVariant } from '../../src/services/quickchart.js';
-import { rateLimitExceeded } from '../../src/errors.js';
+import { QuickChartService, templateVariant, VARIANTS_PER_ADDRESS_PER_HOUR, VARIANTS_PER_CHART_PER_HOUR } from '../../src/services/quickchart.js';
+import { renderDigest } from '../../src/chart/request.js';
+import QRCode from 'qrcode';
+import { encodeQrPng } from '../../src/services/qrPng.js';
+import { redactUrl } from '../../src/log.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { mayRunCallerCode } from '../../src/chart/callerCode.js';
 import { decodePng } from '../helpers/images.js';
@@ -183,31 +185,32 @@ describe('QuickChart template overrides', () => {
     expect(refusal(() => parseTemplateOverrides({ data1: Array(1001).fill(1).join(',') })).status).to.equal(400);
   });
 
-  it('patches a data config on a copy; the title goes where each Chart.js version reads it', () => {
-    const o = parseTemplateOverrides({ title: 'T', data1: '5,6', data2: '7' })!.config!;
-    const v4 = overrideConfig(base, o, 4) as any;
-    expect(v4.options.plugins.title).to.deep.equal({ display: true, text: 'T' });
-    expect(v4.data.datasets[0]).to.deep.equal({ label: 'x', data: [5, 6] });
-    expect(v4.data.datasets[1]).to.deep.equal({ data: [7] });
-    expect(base.data.datasets[0]!.data).to.deep.equal([1, 2]);
-    expect((overrideConfig(base, o, 2) as any).options.title).to.deep.equal({ display: true, text: 'T' });
+  it('overrides become text patches; the title goes where each Chart.js version reads it', () => {
+    const o = parseTemplateOverrides({ title: 'T', labels: 'p,q', data1: '5,6', label2: 'y' })!.config!;
+    expect(templatePatches(o, 4)).to.deep.equal([
+      { path: ['data', 'labels'], value: ['p', 'q'] },
+      { path: ['data', 'datasets', 0, 'data'], value: [5, 6] },
+      { path: ['data', 'datasets', 1, 'label'], value: 'y' },
+      { path: ['options', 'plugins', 'title', 'display'], value: true },
+      { path: ['options', 'plugins', 'title', 'text'], value: 'T' },
+    ]);
+    expect(templatePatches(o, 2).slice(-1)).to.deep.equal([{ path: ['options', 'title', 'text'], value: 'T' }]);
   });
 
-  it('a JavaScript config is wrapped so that the same patch runs on the evaluated object (checked here in a bare context)', () => {
-    const o = parseTemplateOverrides({ title: 'T', labels: 'p,q', data1: '5,6' })!.config!;
-    const js = "{type:'bar',data:{labels:['a','b'],datasets:[{data:[1,2],x:function(){return 1}}]}} // trailing comment";
-    const out = runInNewContext(overrideConfigJs(js, o, 3)) as any;
-    expect(out.data.labels).to.deep.equal(['p', 'q']);
-    expect(out.data.datasets[0].data).to.deep.equal([5, 6]);
-    expect(typeof out.data.datasets[0].x).to.equal('function');
-    expect(out.options.plugins.title.text).to.equal('T');
+  it('a variant carries its overrides as patches beside the stored config, which stays as stored (data or JavaScript)', () => {
+    const js = renderRequest({ config: {}, configJs: "{type:'bar'}" });
+    const v = templateVariant(js, parseTemplateOverrides({ title: '(c)=>{return 1}' })!, PLANS.starter);
+    expect(v.configJs).to.equal("{type:'bar'}");
+    expect(v.textPatches).to.deep.include({ path: ['options', 'plugins', 'title', 'text'], value: '(c)=>{return 1}' });
+    expect(renderDigest(v)).to.not.equal(renderDigest(js));
   });
 
   it("a variant keeps the stored request's version and ratio; its size meets the owner's plan on output pixels", () => {
     const stored = renderRequest({ config: base, chartjs: 2, devicePixelRatio: 2, width: 500, height: 300 });
     const v = templateVariant(stored, parseTemplateOverrides({ width: '800', title: 'T' })!, PLANS.starter);
     expect(v).to.deep.include({ width: 800, height: 300, chartjs: 2, devicePixelRatio: 2 });
-    expect((v.config as any).options.title.text).to.equal('T');
+    expect(v.textPatches).to.deep.include({ path: ['options', 'title', 'text'], value: 'T' });
+    expect(v.config).to.deep.equal(base);
     expect(refusal(() => templateVariant(stored, parseTemplateOverrides({ width: '1500' })!, PLANS.starter)).code).to.equal('invalid_dimensions');
   });
 });
@@ -220,7 +223,7 @@ describe('stored JavaScript configs', () => {
 });
 
 describe('template variants', () => {
-  it("a new variant passes the owner's rate limit before anything is drawn; the plain chart does not", async () => {
+  function service(windows: Record<string, number>, limits: { client?: number; chart?: number } = {}) {
     const calls: string[] = [];
     const rec = { id: 'A'.repeat(22), accountId: 'acct_1', keyId: 'key_1', request: renderRequest(), digest: 'd', createdAt: 0 };
     const svc = new QuickChartService({
@@ -232,16 +235,41 @@ describe('template variants', () => {
         accounts: { find: async () => ({ id: 'acct_1', plan: 'trial', status: 'active' }) } as never,
         keys: { find: async () => ({ id: 'key_1', revokedAt: null, expiresAt: null, kind: 'trial' }) } as never,
       },
-      cache: { get: async () => null } as never,
+      cache: { get: async () => null, put: async (_k: string, body: Buffer) => ({ body }) } as never,
       metrics: { hit: () => {}, rendered: () => {} },
-      usage: { gate: async () => (calls.push('gate'), Promise.reject(rateLimitExceeded(30))) },
+      renderer: { render: async () => (calls.push('render'), { body: Buffer.from('x'), contentType: 'image/png', renderMs: 1 }) as never },
+      windows: {
+        take: async (client: string, _now: number, _ms: number, limit: number) => {
+          const kind = client.startsWith('variant-client:') ? 'client' : 'chart';
+          windows[client] = (windows[client] ?? 0) + 1;
+          const cap = Math.min(limit, limits[kind] ?? limit);
+          return windows[client]! > cap ? { allowed: false, used: cap, retryAfterMs: 1000 } : { allowed: true, used: windows[client]!, retryAfterMs: 0 };
+        },
+        purge: async () => 0,
+      },
       clock: { now: () => 0 } as never,
     });
-    const err = await svc.renderTemplate(rec.id, { title: 'x' }).catch((e: unknown) => e);
-    expect((err as AppError).code).to.equal('rate_limit_exceeded');
-    expect(calls).to.deep.equal(['gate']);
-    await svc.renderTemplate(rec.id, { ref: 'x' });
-    expect(calls).to.deep.equal(['gate', 'serve']);
+    return { svc, calls, rec };
+  }
+
+  it("a new variant is drawn without a generation: it passes windows per address and per chart, never the owner's limits", async () => {
+    const windows: Record<string, number> = {};
+    const { svc, calls, rec } = service(windows);
+    await svc.renderTemplate(rec.id, { title: 'x' }, '203.0.113.9');
+    expect(calls).to.deep.equal(['render']);
+    expect(Object.keys(windows).sort()).to.deep.equal([`variant-chart:${rec.id}`, 'variant-client:203.0.113.9']);
+    await svc.renderTemplate(rec.id, { ref: 'x' }, '203.0.113.9');
+    expect(calls).to.deep.equal(['render', 'serve']);
+  });
+
+  it(`an address past ${VARIANTS_PER_ADDRESS_PER_HOUR} new variants an hour, or a chart past ${VARIANTS_PER_CHART_PER_HOUR}, gets 429 rate_limited and nothing is drawn`, async () => {
+    for (const limits of [{ client: 0 }, { chart: 0 }]) {
+      const { svc, calls, rec } = service({}, limits);
+      const err = await svc.renderTemplate(rec.id, { title: 'x' }, '203.0.113.9').catch((e: unknown) => e);
+      expect((err as AppError).code).to.equal('rate_limited');
+      expect((err as AppError).status).to.equal(429);
+      expect(calls).to.deep.equal([]);
+    }
   });
 });
 
@@ -292,5 +320,29 @@ describe('QuickChart error answers', () => {
   it('the fixed fallback image is a valid 120x20 PNG', () => {
     const png = decodePng(FIXED_ERROR_PNG);
     expect([png.width, png.height]).to.deep.equal([120, 20]);
+  });
+});
+
+describe('QR codes as 1-bit PNGs', () => {
+  it("are pixel for pixel what the qrcode package's PNG renderer draws (sizes, margins, colours with alpha)", async () => {
+    const cases = [
+      ['hi', 150, 4, '#000000', '#ffffff', 'M'],
+      ['https://example.com/x', 1000, 4, '#ff0000', '#00ff0080', 'H'],
+      ['x', 10, 0, '#000000', '#ffffff', 'L'],
+      ['abc'.repeat(100), 333, 7, '#123456', '#fedcba', 'Q'],
+    ] as const;
+    for (const [text, width, margin, dark, light, ec] of cases) {
+      const theirs = decodePng(await QRCode.toBuffer(text, { type: 'png', width, margin, errorCorrectionLevel: ec, color: { dark, light } }));
+      const ours = decodePng(await encodeQrPng(QRCode.create(text, { errorCorrectionLevel: ec }).modules, { width, margin, dark, light }));
+      expect([ours.width, ours.height], text).to.deep.equal([theirs.width, theirs.height]);
+      expect(Buffer.compare(Buffer.from(ours.data), Buffer.from(theirs.data)), `${text} at ${width}`).to.equal(0);
+    }
+  });
+});
+
+describe('redactUrl', () => {
+  it('redacts key= (the QuickChart clients\' parameter) beside api_key and sig, but not names that end in key', () => {
+    expect(redactUrl('/chart?c=%7B%7D&key=live_abc123&monkey=banana&api_key=x')).to.equal('/chart?c=%7B%7D&key=[redacted]&monkey=banana&api_key=[redacted]');
+    expect(redactUrl('/chart?KEY=live_abc')).to.equal('/chart?KEY=[redacted]');
   });
 });

@@ -1,6 +1,7 @@
 // QuickChart's URL API: GET and POST /chart, POST /chart/create, GET /chart/render/{id}, GET /qr,
 // with its parameter names, defaults, Cache-Control and error images.
 import type { Context, Middleware } from 'koa';
+import { checkRequestTarget } from '../../chart/open.js';
 import { parseQrQuery } from '../../chart/qr.js';
 import type { QuickChartFields } from '../../chart/quickchart.js';
 import { unauthorized } from '../../errors.js';
@@ -50,6 +51,8 @@ function caller(d: QuickChartRouteDeps, anonymousAllowed: boolean): Middleware {
       return limit(ctx, next);
     }
     if (!anonymousAllowed) throw unauthorized('an API key is required: the key or api_key parameter, or the X-Api-Key header');
+    // the open endpoint's URL limit (its config limit is checked with the config)
+    checkRequestTarget(ctx.url);
     await next();
   };
 }
@@ -69,7 +72,7 @@ const imageError = (description: string, codes: ErrorDoc['codes'], headers?: Rec
 });
 
 const chartErrors = (anonymous: boolean): Record<string, ErrorDoc> => ({
-  '400': imageError('Invalid request or config.', ['invalid_input', 'chart_required', 'invalid_dimensions'], rateLimitHeaders),
+  '400': imageError('Invalid request or config.', ['invalid_input', 'chart_required', 'invalid_dimensions', ...(anonymous ? (['config_too_large', 'url_too_long'] as const) : [])], rateLimitHeaders),
   '401': imageError(anonymous ? 'Invalid API key.' : 'Missing or invalid API key.', ['unauthorized']),
   '403': imageError('The account is suspended or cancelled.', ['forbidden']),
   '429': imageError('Rate limit, trial cap, or (keyless) the per-address render limit reached.', ['rate_limit_exceeded', 'trial_limit_reached', 'rate_limited'], { ...retryAfter, ...rateLimitHeaders }),
@@ -155,7 +158,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         operationId: 'quickChartRender',
         summary: 'A chart made by POST /chart/create, with optional template overrides (no credentials)',
         description:
-          'Without overrides: the stored image, never counted. With overrides (title, labels, dataN, labelN, backgroundColorN, borderColorN, width, height, backgroundColor): a variant, cached; a variant drawn for the first time counts as a generation of the chart owner.',
+          'Without overrides: the stored image, never counted. With overrides (title, labels, dataN, labelN, backgroundColorN, borderColorN, width, height, backgroundColor): a variant, cached. A variant is not a generation: it spends neither the owner\'s rate limit nor allowance; new variants are limited to 60 an hour per client address and 20 an hour per chart (429 rate_limited).',
         params: { id: chartIdParam },
       },
       responses: {
@@ -166,11 +169,11 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         '400': imageError('Invalid override.', ['invalid_input', 'invalid_dimensions']),
         '403': imageError("The chart's account is suspended: variants are disabled.", ['forbidden']),
         '404': imageError('No such chart.', ['not_found']),
-        '429': imageError("A new variant would pass the owner's rate limit or trial cap.", ['rate_limit_exceeded', 'trial_limit_reached'], retryAfter),
+        '429': imageError('Too many new variants from this address, or of this chart, in the last hour.', ['rate_limited'], retryAfter),
         '500': imageError('Rendering failed.', ['internal_error', 'render_failed']),
         '503': imageError('Every renderer is busy.', ['service_unavailable'], retryAfter),
       },
-      handler: async (ctx) => sendServed(ctx, await d.quickchart.renderTemplate(ctx.params.id!, { ...ctx.query }, clientSignal(ctx))),
+      handler: async (ctx) => sendServed(ctx, await d.quickchart.renderTemplate(ctx.params.id!, { ...ctx.query }, ctx.ip, clientSignal(ctx))),
     }),
     route({
       method: 'GET',
@@ -182,12 +185,15 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         tags: ['QuickChart'],
         operationId: 'qrCode',
         summary: 'A QR code (QuickChart-compatible; no credentials, not a generation)',
-        description: 'Drawn in the server, not in the browser; cached by its parameters.',
+        description: 'Drawn in the server, not in the browser; cached by its parameters. New codes (not cached) are limited to 300 an hour per client address.',
       },
       responses: { '200': { ...imageOk('The QR code.'), content: imageContent(false) } },
-      errors: { '400': imageError('Invalid parameter, or text too long for a QR code.', ['invalid_input']) },
+      errors: {
+        '400': imageError('Invalid parameter, or text too long for a QR code.', ['invalid_input']),
+        '429': imageError('Too many new QR codes from this address in the last hour (300).', ['rate_limited'], retryAfter),
+      },
       handler: async (ctx) => {
-        const img = await d.qr.render(parseQrQuery({ ...ctx.query }));
+        const img = await d.qr.render(parseQrQuery({ ...ctx.query }), ctx.ip);
         ctx.set('ETag', img.etag);
         sendImage(ctx, img);
       },
