@@ -188,6 +188,18 @@ eachStore('billing lifecycle on a fake clock', (emptyStore) => {
     expect((await store.billing.invoices(id)).map((i) => i.totalPence)).to.deep.equal([15000]);
   });
 
+  it('closing a period by hand twice in the same millisecond is refused the second time, with nothing written', async () => {
+    const id = await make('growth');
+    clock.set(T0 + 5 * DAY);
+    expect(await billing.closePeriodNow(id)).to.not.equal(null);
+    const err = await billing.closePeriodNow(id).then(() => null, (e: unknown) => e as { code?: string; message?: string });
+    expect(err?.code).to.equal('invalid_input');
+    expect(err?.message).to.match(/nothing to close yet/);
+    expect(await store.billing.invoices(id)).to.have.length(1);
+    clock.set(T0 + 5 * DAY + 1);
+    expect(await billing.closePeriodNow(id)).to.not.equal(null);
+  });
+
   it('cancellation: active to the period end, then read-only and restorable for 30 days, then terminated', async () => {
     const id = await make('growth');
     clock.set(T0 + 5 * DAY);

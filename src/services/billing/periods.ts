@@ -74,7 +74,10 @@ export async function closePeriodNow(b: BillingContext, accountId: string): Prom
   const now = await billedAccount(b, accountId);
   if (now.status !== 'active') return null;
   const rec = await billingRecord(b, now);
-  return closeOne(b, now, rec, b.clock.now());
+  const at = b.clock.now();
+  // a second close in the same millisecond would close an empty period a second time
+  if (rec.periodStart >= at) throw invalidInput('the current period began just now: there is nothing to close yet');
+  return closeOne(b, now, rec, at);
 }
 
 /** The lines the period of `rec` would be invoiced with now: plan fee, prorations, overage, volume discount. */
