@@ -75,9 +75,10 @@ export async function closePeriodNow(b: BillingContext, accountId: string): Prom
   if (now.status !== 'active') return null;
   const rec = await billingRecord(b, now);
   const at = b.clock.now();
-  // a second close in the same millisecond would close an empty period a second time
-  if (rec.periodStart >= at) throw invalidInput('the current period began just now: there is nothing to close yet');
-  return closeOne(b, now, rec, at);
+  // a period is at least a millisecond long: closing one that began at this very moment ends it
+  // a millisecond later, so its successor never starts where an invoiced period started
+  if (rec.periodStart >= at + 1) throw invalidInput('the current period began just now: there is nothing to close yet');
+  return closeOne(b, now, rec, Math.max(at, rec.periodStart + 1));
 }
 
 /** The lines the period of `rec` would be invoiced with now: plan fee, prorations, overage, volume discount. */
