@@ -86,6 +86,30 @@ describe('Chart.js 2 and 3 beside 4', function () {
     }
   });
 
+  it("a kept canvas looks to plugins as a plain one does: its size and attributes before and after Chart.js scales it", async () => {
+    // what a plugin reads, thrown back as the render's error message
+    const probe = (v: 2 | 3 | 4) => ({
+      ...BAR2,
+      plugins: [
+        {
+          beforeInit:
+            "function (chart) { var c = chart.canvas; chart.$seen = c.width + 'x' + c.height + '/' + c.getAttribute('width') + 'x' + c.getAttribute('height'); }",
+          afterRender:
+            "function (chart) { var c = chart.canvas; throw new Error('seen ' + chart.$seen + ' then ' + c.width + 'x' + c.height + '/' + c.getAttribute('width') + 'x' + c.getAttribute('height') + ' ' + c.style.width); }",
+        },
+      ],
+    });
+    for (const v of [2, 3, 4] as const) {
+      for (let k = 0; k < 2; k++) {
+        const err = await failure(render(req(probe(v), { chartjs: v, devicePixelRatio: 2 })));
+        expect(err.message + JSON.stringify(err), `Chart.js ${v}, render ${k + 1}`).to.match(/seen 500x300\/500x300 then 1000x600\/1000x600 500px/);
+      }
+      // after a refused render the next one on a kept canvas draws as before
+      const again = decodePng(await render(req(BAR2, { chartjs: v, devicePixelRatio: 2 })));
+      expect([again.width, again.height]).to.deep.equal([1000, 600]);
+    }
+  });
+
   it('a PDF at ratio 2 keeps a 500x300 page and embeds the 1000x600 image', async () => {
     const body = await render(req(BAR2, { chartjs: 2, devicePixelRatio: 2, format: 'pdf' }));
     expect((await PDFDocument.load(body)).getPage(0).getSize()).to.deep.equal({ width: 500, height: 300 });
