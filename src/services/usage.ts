@@ -18,6 +18,7 @@ import { DAY_MS, UNLIMITED } from '../chart/pricing.js';
 import { email, notices } from './billing/emails.js';
 import { rateLimitsFor } from './billing/limits.js';
 import type { PeriodReader } from './billing/periods.js';
+import { BillingRecordCache } from './billing/recordCache.js';
 import type { GenerationOutcome, UsageRecorder, UsageTicket } from './charts.js';
 
 /** Percentages of the monthly allowance that send usage_threshold (webhook), once each per period. */
@@ -56,17 +57,20 @@ export class UsageService implements UsageRecorder {
   private readonly marked = new Set<string>();
   /** The billing record as read for one request (its AuthContext): the rate check and the period share one read. */
   private readonly billingReads = new WeakMap<AuthContext, Promise<BillingRecord | null>>();
+  /** Billing records between requests, while no change can have reached them (recordCache.ts says why). */
+  private readonly billingRecords: BillingRecordCache;
   readonly instanceId: string;
   private readonly leaseMs: number;
 
   constructor(
-    private readonly store: Pick<Store, 'usage' | 'rateLimits' | 'billing' | 'exclusive'>,
+    private readonly store: Pick<Store, 'usage' | 'rateLimits' | 'billing' | 'exclusive' | 'authVersion'>,
     private readonly periods: PeriodReader,
     private readonly clock: Clock,
     opts: UsageOptions = {},
   ) {
     this.instanceId = opts.instanceId ?? randomUUID();
     this.leaseMs = opts.reservationLeaseMs ?? RESERVATION_LEASE_MS;
+    this.billingRecords = new BillingRecordCache(store, clock);
   }
 
   /** At start nothing of this instance is in flight: its reservations (and expired ones) are dropped; other instances' stay. */
@@ -135,11 +139,11 @@ export class UsageService implements UsageRecorder {
     return take ? this.store.rateLimits.hit(auth.account.id, limits, now) : this.store.rateLimits.peek(auth.account.id, limits, now);
   }
 
-  /** The account's billing record, read once per request. */
+  /** The account's billing record, one read per request (and none while the cached one stands). */
   private billingOf(auth: AuthContext): Promise<BillingRecord | null> {
     let read = this.billingReads.get(auth);
     if (!read) {
-      read = this.store.billing.get(auth.account.id);
+      read = this.billingRecords.get(auth.account.id);
       this.billingReads.set(auth, read);
     }
     return read;

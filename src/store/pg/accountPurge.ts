@@ -23,12 +23,19 @@ async function purgeCharts(sql: Sql, accountId: string): Promise<void> {
 
 const FAMILIES = [purgeCharts, purgeAccountRows, purgeUsage, purgeRateLimits, purgeTrials, purgeBilling, purgeDashboard];
 
-/** `before`: runs first (request analytics still pending are written, so none lands after the purge). */
-export function pgPurgeAccountData(db: PgDb, before: () => Promise<void> = async () => {}): (accountId: string) => Promise<void> {
+/**
+ * `before`: runs first (request analytics still pending are written, so none lands after the purge).
+ * `wrote`: told after the purge, which changes keys, the account and its billing record.
+ */
+export function pgPurgeAccountData(db: PgDb, before: () => Promise<void> = async () => {}, wrote: () => void = () => {}): (accountId: string) => Promise<void> {
   return async (accountId) => {
     await before();
-    await db.tx(async (sql) => {
-      for (const purge of FAMILIES) await purge(sql, accountId);
-    });
+    try {
+      await db.tx(async (sql) => {
+        for (const purge of FAMILIES) await purge(sql, accountId);
+      });
+    } finally {
+      wrote();
+    }
   };
 }

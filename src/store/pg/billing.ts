@@ -27,7 +27,16 @@ export async function purgeBilling(sql: Sql, accountId: string): Promise<void> {
   await sql.exec('UPDATE billing SET webhook_url = NULL WHERE account_id = $1', [accountId]);
 }
 
-export function pgBilling(db: PgDb): BillingStore {
+/** `wrote` is told of every write to the billing record (caches of it compare Store.authVersion). */
+export function pgBilling(db: PgDb, wrote: () => void = () => {}): BillingStore {
+  // also when the statement failed: a commit whose reply was lost may still have happened
+  const changing = async <T>(write: Promise<T>): Promise<T> => {
+    try {
+      return await write;
+    } finally {
+      wrote();
+    }
+  };
   const addEvent = (sql: Sql, accountId: string, at: number, kind: string, detail: string | null) =>
     sql.exec('INSERT INTO billing_events (account_id, at, kind, detail) VALUES ($1, $2, $3, $4)', [accountId, at, kind, detail]);
   return {
@@ -37,15 +46,17 @@ export function pgBilling(db: PgDb): BillingStore {
     },
     async ensure(rec) {
       const values = [rec.accountId, ...(Object.keys(BILLING_COLUMNS) as (keyof Fields)[]).map((k) => rec[k])];
-      await db.exec(
-        `INSERT INTO billing (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
-         ON CONFLICT (account_id) DO NOTHING`,
-        values,
+      await changing(
+        db.exec(
+          `INSERT INTO billing (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+           ON CONFLICT (account_id) DO NOTHING`,
+          values,
+        ),
       );
       return toBilling((await db.one<BillingRow>('SELECT * FROM billing WHERE account_id = $1', [rec.accountId]))!);
     },
     async update(accountId, fields) {
-      await update(db, accountId, fields);
+      await changing(update(db, accountId, fields));
     },
     async accountIds() {
       // every account that can be billed, with or without a billing record yet (created lazily)
@@ -66,7 +77,7 @@ export function pgBilling(db: PgDb): BillingStore {
       return rows.map((r) => ({ kind: r.kind, description: r.description, amountPence: r.amount_pence }));
     },
     async closePeriod(accountId, expectedStart, inv, next) {
-      return db.tx(async (sql) => {
+      return changing(db.tx(async (sql) => {
         // the record's row lock orders concurrent closes: the second sees the moved period start
         const cur = await sql.one<{ period_start: number }>('SELECT period_start FROM billing WHERE account_id = $1 FOR UPDATE', [accountId]);
         if (!cur || cur.period_start !== expectedStart) return false;
@@ -77,7 +88,7 @@ export function pgBilling(db: PgDb): BillingStore {
         );
         await update(sql, accountId, next);
         return true;
-      });
+      }));
     },
     async invoices(accountId) {
       return (await db.rows<InvoiceRow>('SELECT * FROM invoices WHERE account_id = $1 ORDER BY issued_at DESC, id', [accountId])).map(toInvoice);

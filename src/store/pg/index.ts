@@ -48,11 +48,11 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     usage: pgUsage(db, requests),
     rateLimits: pgRateLimits(db),
     trials: pgTrials(db),
-    billing: pgBilling(db),
+    billing: pgBilling(db, auth.wrote),
     outbox: pgOutbox(db),
     locks: pgLocks(db),
     dashboard: pgDashboard(db, () => requests.flush()),
-    purgeAccountData: pgPurgeAccountData(db, () => requests.flush()),
+    purgeAccountData: pgPurgeAccountData(db, () => requests.flush(), auth.wrote),
     async ping() {
       const t = process.hrtime.bigint();
       await db.one('SELECT 1');

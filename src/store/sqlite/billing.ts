@@ -13,7 +13,8 @@ export function billingPurge(db: DB): (accountId: string) => void {
   return (accountId) => void forget.run(accountId);
 }
 
-export function sqliteBilling(db: DB): BillingStore {
+/** `wrote` is told of every write to the billing record (caches of it compare Store.authVersion). */
+export function sqliteBilling(db: DB, wrote: () => void = () => {}): BillingStore {
   const get = db.prepare<[string], BillingRow>('SELECT * FROM billing WHERE account_id = ?');
   const insert = db.prepare(
     `INSERT OR IGNORE INTO billing (account_id, cycle, period_start, period_end, period_plan, billed_plan, pending_cycle,
@@ -85,11 +86,13 @@ export function sqliteBilling(db: DB): BillingStore {
         custom_burst: rec.customBurst, custom_price_pence: rec.customPricePence,
         custom_retention_days: rec.customRetentionDays, custom_discount_percent: rec.customDiscountPercent,
       });
+      wrote();
       return toBilling(get.get(rec.accountId)!);
     },
     async update(accountId, fields) {
       const [sets, vals] = toRow(fields);
       if (sets.length) db.prepare(`UPDATE billing SET ${sets.join(', ')} WHERE account_id = ?`).run(...vals, accountId);
+      wrote();
     },
     async accountIds() {
       return ids.all().map((r) => r.account_id);
@@ -101,7 +104,11 @@ export function sqliteBilling(db: DB): BillingStore {
       return lines.all(accountId, periodStart).map((r) => ({ kind: r.kind, description: r.description, amountPence: r.amount_pence }));
     },
     async closePeriod(accountId, expectedStart, inv, next) {
-      return closeTx.immediate(accountId, expectedStart, inv, next);
+      try {
+        return closeTx.immediate(accountId, expectedStart, inv, next);
+      } finally {
+        wrote();
+      }
     },
     async invoices(accountId) {
       return invoices.all(accountId).map(toInvoice);

@@ -23,7 +23,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
   const db = openDatabase(dataDir);
   const ping = db.prepare('SELECT 1');
   // data_version changes with every commit of another connection (another process); this
-  // connection's own writes to accounts and keys are counted here
+  // connection's own writes to accounts, keys and billing records are counted here
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let ownWrites = 0;
   const wrote = () => {
@@ -45,7 +45,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     usage: guarded(sqliteUsage(db)),
     rateLimits: guarded(sqliteRateLimits(db)),
     trials: guarded(sqliteTrials(db)),
-    billing: guarded(sqliteBilling(db)),
+    billing: guarded(sqliteBilling(db, wrote)),
     outbox: guarded(sqliteOutbox(db)),
     openWindows: guarded(sqliteOpenWindows(db)),
     charts: guarded(sqliteCharts(db)),
