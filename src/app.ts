@@ -96,7 +96,7 @@ export function createApp(deps: AppDeps): Koa {
       session: sessionAuth(deps.accounts),
       metricsToken: metricsTokenAuth(deps.config.metricsToken),
     },
-    rateLimit: { generation: rateLimit(deps), request: rateLimit(deps, { generation: false }) },
+    rateLimit: { generation: rateLimit(deps), render: rateLimit(deps, { decideWhileRendering: true }), request: rateLimit(deps, { generation: false }) },
   });
   // Outermost first: the id, log line and metrics see the final status of every answer,
   // errors mapped included; timing covers everything inside them.

@@ -11,7 +11,7 @@ import type { Plan } from '../chart/plans.js';
 export type RouteAuth = 'none' | 'apiKey' | 'apiKeyOrSigned' | 'session' | 'metricsToken';
 
 /** Per-account limits after auth; on generation routes the trial cap is checked first. */
-export type RouteRateLimit = 'generation' | 'request';
+export type RouteRateLimit = 'generation' | 'render' | 'request';
 
 /** Turns the first schema failure into the error the route answers with (plan: the caller's, when a key authenticated it). */
 export type ErrorMapper = (e: ErrorObject, plan?: Plan) => AppError;

@@ -70,6 +70,9 @@ export interface GenerateOptions {
   allowFunctions?: boolean;
   /** Aborts when the client goes away: a request still queued for a page leaves the queue. */
   signal?: AbortSignal;
+  /** The request's rate limit, when it was still being decided as the render started: nothing
+   *  is kept or counted before it settles, and a refusal is the answer. */
+  decided?: Promise<void>;
   /** Builds the request from the caller instead of buildRenderRequest (QuickChart's vocabulary, template variants). */
   request?: (auth: AuthContext) => RenderRequest;
 }
@@ -113,8 +116,8 @@ export class ChartService {
   ) {}
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
-  async renderForCaller(auth: AuthContext, fields: ChartFields, signal?: AbortSignal): Promise<RenderedImage> {
-    return this.generate(auth, fields, async (_req, img) => img, { signal });
+  async renderForCaller(auth: AuthContext, fields: ChartFields, signal?: AbortSignal, decided?: Promise<void>): Promise<RenderedImage> {
+    return this.generate(auth, fields, async (_req, img) => img, { signal, decided });
   }
 
   /**
@@ -137,6 +140,7 @@ export class ChartService {
     let countedInKeep = false;
     try {
       img = await this.renderer.render(req, renderOwner.account(auth.account.id), undefined, opts.signal);
+      if (opts.decided) await opts.decided;
       const rendered = img;
       kept = await keep(req, img, async (write) => {
         countedInKeep = true;

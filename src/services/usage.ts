@@ -7,6 +7,7 @@
 // and lapses after its lease, so a killed instance's leftovers stop counting. pk_test_ keys are
 // never counted.
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { forbidden, invalidInput, rateLimitExceeded, trialLimitReached } from '../errors.js';
 import { analyticsRetentionDays } from '../chart/retention.js';
 import type { RateDecision } from '../chart/rateLimit.js';
@@ -47,6 +48,17 @@ export interface UsageOptions {
   reservationLeaseMs?: number;
 }
 
+/**
+ * A render may start while its rate limit is still being decided (decideWhileRendering) when
+ * this instance's last decision for the account, at most this old, left at least
+ * DECIDE_WHILE_RENDERING_ROOM requests of room. Each such start takes one from that estimate,
+ * so between two decisions at most that room minus the margin can start early: a denied
+ * request wastes a render only when other instances emptied the bucket meanwhile, and never
+ * while the account is at its limit (its last decision then says so).
+ */
+export const DECIDE_WHILE_RENDERING_ROOM = 5;
+const DECIDE_WHILE_RENDERING_MS = 10_000;
+
 /** Days of quickStats when the request names none. */
 const DEFAULT_ANALYTICS_DAYS = 30;
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
@@ -59,6 +71,8 @@ export class UsageService implements UsageRecorder {
   private readonly billingReads = new WeakMap<AuthContext, Promise<BillingRecord | null>>();
   /** Billing records between requests, while no change can have reached them (recordCache.ts says why). */
   private readonly billingRecords: BillingRecordCache;
+  /** The room this instance's last rate decision left each account (decideWhileRendering). */
+  private readonly lastRoom = new LRUCache<string, { remaining: number; at: number }>({ max: 10_000 });
   readonly instanceId: string;
   private readonly leaseMs: number;
 
@@ -136,7 +150,25 @@ export class UsageService implements UsageRecorder {
     const rec = auth.account.plan === 'enterprise' ? await this.billingOf(auth) : null;
     const limits = rateLimitsFor(auth.account, rec);
     const now = this.clock.now();
-    return take ? this.store.rateLimits.hit(auth.account.id, limits, now) : this.store.rateLimits.peek(auth.account.id, limits, now);
+    if (!take) return this.store.rateLimits.peek(auth.account.id, limits, now);
+    const d = await this.store.rateLimits.hit(auth.account.id, limits, now);
+    this.lastRoom.set(auth.account.id, { remaining: d.allowed ? d.remaining : 0, at: now });
+    return d;
+  }
+
+  /**
+   * True when the request's render may start before its rate limit is decided (the route then
+   * answers nothing, and counts nothing, until gate() has): the account is not on a trial (whose
+   * cap is checked first), and this instance's last decision for it, recent, left room. Takes
+   * one from that room.
+   */
+  decideWhileRendering(auth: AuthContext): boolean {
+    if (auth.account.plan === 'trial') return false;
+    const last = this.lastRoom.get(auth.account.id);
+    const now = this.clock.now();
+    if (!last || now < last.at || now - last.at >= DECIDE_WHILE_RENDERING_MS || last.remaining < DECIDE_WHILE_RENDERING_ROOM) return false;
+    last.remaining--;
+    return true;
   }
 
   /** The account's billing record, one read per request (and none while the cached one stands). */

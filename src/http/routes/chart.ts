@@ -5,6 +5,7 @@ import type { RenderedImage } from '../../services/render.js';
 import { chartRequestBodySchema, chartRequestQuerySchema } from '../schemas/chart.js';
 import { setImageHeaders } from '../imageHeaders.js';
 import { clientSignal } from '../clientGone.js';
+import { rateDecided } from '../rateLimit.js';
 import { route, type RouteDescriptor, type SuccessDoc } from '../route.js';
 import { CHART_BAD, imageContent, rateLimitHeaders, renderErrors } from '../routeDocs.js';
 
@@ -28,7 +29,7 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       method: 'GET',
       path: '/v1/chart',
       auth: 'apiKeyOrSigned',
-      rateLimit: 'generation',
+      rateLimit: 'render',
       input: { in: 'query', schema: chartRequestQuerySchema },
       doc: {
         tags: ['Charts'],
@@ -39,13 +40,13 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       },
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
-      handler: async (ctx, input) => sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, input, clientSignal(ctx))),
+      handler: async (ctx, input) => sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, input, clientSignal(ctx), rateDecided(ctx))),
     }),
     route({
       method: 'POST',
       path: '/v1/chart',
       auth: 'apiKey',
-      rateLimit: 'generation',
+      rateLimit: 'render',
       input: { in: 'body', schema: chartRequestBodySchema },
       doc: {
         tags: ['Charts'],
@@ -55,7 +56,7 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       },
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
-      handler: async (ctx, input) => sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, input, clientSignal(ctx))),
+      handler: async (ctx, input) => sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, input, clientSignal(ctx), rateDecided(ctx))),
     }),
   ];
 }
