@@ -162,8 +162,10 @@ export function treeCpuMs(rootPid: number): number {
   const ticks = sumOverTree(rootPid, (pid) => {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // after the command name (which may hold spaces and parentheses): state ppid ... utime stime
+    // cutime cstime; the last two hold the children it has reaped, so a renderer that exited
+    // between two samples (a recycled page) still counts and the sum never goes down
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(f[1]), value: Number(f[11]) + Number(f[12]) };
+    return { ppid: Number(f[1]), value: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) };
   });
   return (ticks * 1000) / ticksPerSecond;
 }

@@ -38,6 +38,12 @@ export type CountedWrite = (write: (count: GenerationCount | null) => Promise<nu
 /** One admitted generation: exactly one of commit / commitWith (it succeeded: count it) or release (it failed). */
 export interface UsageTicket {
   commit(outcome: GenerationOutcome): Promise<void>;
+  /**
+   * Counts the generation now, while it renders (generations without a reservation only; absent
+   * otherwise): afterwards exactly one of finish (it succeeded: its render time and thresholds)
+   * or takeBack (it failed: the count is undone).
+   */
+  countNow?(): Promise<{ finish(outcome: GenerationOutcome): Promise<void>; takeBack(): Promise<void> }>;
   /** commit(), with the count written by `write` atomically with what it keeps; when `write` throws nothing is counted. */
   commitWith(outcome: GenerationOutcome, write: (count: GenerationCount | null) => Promise<number | null>): Promise<void>;
   release(): Promise<void>;
@@ -70,6 +76,10 @@ export interface GenerateOptions {
   allowFunctions?: boolean;
   /** Aborts when the client goes away: a request still queued for a page leaves the queue. */
   signal?: AbortSignal;
+  /** Count the generation while it renders (GET/POST /v1/chart): the count's round trip is off
+   *  the answer's path. Every answered image is still counted before the answer; a render that
+   *  fails takes its count back. */
+  countWhileRendering?: boolean;
   /** The request's rate limit, when it was still being decided as the render started: nothing
    *  is kept or counted before it settles, and a refusal is the answer. */
   decided?: Promise<void>;
@@ -117,7 +127,7 @@ export class ChartService {
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
   async renderForCaller(auth: AuthContext, fields: ChartFields, signal?: AbortSignal, decided?: Promise<void>): Promise<RenderedImage> {
-    return this.generate(auth, fields, async (_req, img) => img, { signal, decided });
+    return this.generate(auth, fields, async (_req, img) => img, { signal, decided, countWhileRendering: true });
   }
 
   /**
@@ -135,6 +145,9 @@ export class ChartService {
     if (auth.account.status !== 'active') throw forbidden(`account is ${auth.account.status}: new charts are disabled`);
     const req = opts.request ? opts.request(auth) : buildRenderRequest(auth, fields, opts);
     const ticket = await this.usage.admit(auth);
+    // counted while it renders (once its rate limit allows it), when the caller keeps nothing
+    const early = opts.countWhileRendering === true && ticket.countNow ? (opts.decided ?? Promise.resolve()).then(() => ticket.countNow!()) : null;
+    early?.catch(() => {});
     let kept: T;
     let img: RenderedImage;
     let countedInKeep = false;
@@ -142,12 +155,22 @@ export class ChartService {
       img = await this.renderer.render(req, renderOwner.account(auth.account.id), undefined, opts.signal);
       if (opts.decided) await opts.decided;
       const rendered = img;
+      if (early) {
+        await (await early).finish({ renderMs: rendered.renderMs });
+        return await keep(req, img, async () => {
+          throw new Error('a generation counted while rendering cannot be counted again with what is kept');
+        });
+      }
       kept = await keep(req, img, async (write) => {
         countedInKeep = true;
         await ticket.commitWith({ renderMs: rendered.renderMs }, write);
       });
     } catch (err) {
-      await ticket.release();
+      if (early) {
+        // counted (and not refused): the failed generation's count is taken back
+        const counted = await early.then((c) => c, () => null);
+        if (counted) await counted.takeBack();
+      } else await ticket.release();
       throw err;
     }
     if (!countedInKeep) await ticket.commit({ renderMs: img.renderMs });

@@ -127,6 +127,32 @@ export class UsageService implements UsageRecorder {
         done = true;
         if (reservation !== null) await this.store.usage.release(reservation);
       },
+      // a reservation is settled by the count itself: only generations without one count early
+      ...(reservation === null && {
+        countNow: async () => {
+          if (done) throw new Error('usage ticket already settled');
+          done = true;
+          const day = dayOf(this.clock.now());
+          const used = await this.store.usage.commit(accountId, period.start, null, day, { renderMs: 0, cacheHit: false });
+          let settled = false;
+          const settle = () => {
+            if (settled) throw new Error('usage ticket already settled');
+            settled = true;
+          };
+          return {
+            finish: async (outcome: GenerationOutcome) => {
+              settle();
+              await this.store.usage.addRenderMs(accountId, day, outcome.renderMs);
+              // thresholds once the generation is known to have succeeded
+              if (period.limit !== null) await this.checkThresholds(auth.account, period.start, period.limit, used, false, this.clock.now());
+            },
+            takeBack: async () => {
+              settle();
+              await this.store.usage.uncount(accountId, period.start, day);
+            },
+          };
+        },
+      }),
     };
   }
 

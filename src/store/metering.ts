@@ -78,6 +78,10 @@ export interface UsageStore {
   setUsed(accountId: string, periodStart: number, used: number): Promise<void>;
   /** One authenticated API request and whether it succeeded (analytics). */
   recordRequest(accountId: string, day: number, ok: boolean): Promise<void>;
+  /** Render time of a generation counted before its render ended (commit with renderMs 0), added to the day's stats (analytics). */
+  addRenderMs(accountId: string, day: number, renderMs: number): Promise<void>;
+  /** Takes back a generation counted before its render, which then failed: used - 1 and the day's renders - 1. */
+  uncount(accountId: string, periodStart: number, day: number): Promise<void>;
   totals(accountId: string, fromDay: number, toDay: number): Promise<UsageTotals>;
   /** Marks a threshold of a period as reached and enqueues its notifications, both once. True the first time. */
   markThreshold(accountId: string, periodStart: number, threshold: number, at: number, notify: OutboxItem[]): Promise<boolean>;

@@ -75,6 +75,21 @@ eachStore('usage store', (store, backend) => {
     expect((await u.get('acct', T0)).used).to.equal(50);
   });
 
+  it('a generation counted before its render: its render time added later, or its count taken back', async () => {
+    const u = store().usage;
+    expect(await u.commit('acct', T0, null, 200, { renderMs: 0, cacheHit: false })).to.equal(1);
+    expect(await u.commit('acct', T0, null, 200, { renderMs: 0, cacheHit: false })).to.equal(2);
+    await u.addRenderMs('acct', 200, 12.5);
+    await u.uncount('acct', T0, 200);
+    expect((await u.get('acct', T0)).used).to.equal(1);
+    expect(await u.totals('acct', 200, 200)).to.deep.equal({ requests: 0, succeeded: 0, renders: 1, renderMs: 12.5, cacheHits: 0 });
+    // render time of a day with nothing else yet; a take-back never goes below zero
+    await u.addRenderMs('acct', 201, 3);
+    await u.uncount('other', T0, 200);
+    expect((await u.get('other', T0)).used).to.equal(0);
+    expect(await u.totals('acct', 201, 201)).to.include({ renders: 0, renderMs: 3 });
+  });
+
   it('a threshold is marked once and its notifications enqueued once, even when marked concurrently', async () => {
     const u = store().usage;
     const note = { kind: 'webhook' as const, accountId: 'acct', target: 'https://hooks.example/x', subject: 'usage_threshold', body: '{}' };

@@ -28,19 +28,26 @@ const RESERVE = prepared('reserve', 'SELECT chartshot_reserve($1, $2, $3, $4, $5
 const RELEASE = prepared('release', 'DELETE FROM usage_reservations WHERE id = $1');
 // rows of distinct (account, day), sorted: concurrent batches lock rows in one order
 const ADD_REQUESTS = prepared(
-  'add_requests',
-  `INSERT INTO usage_daily (account_id, day, requests, succeeded)
-   SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::bigint[])
-   ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + excluded.requests, succeeded = usage_daily.succeeded + excluded.succeeded`,
+  'add_requests_ms',
+  `INSERT INTO usage_daily (account_id, day, requests, succeeded, render_ms)
+   SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::bigint[], $5::double precision[])
+   ON CONFLICT (account_id, day) DO UPDATE SET requests = usage_daily.requests + excluded.requests,
+     succeeded = usage_daily.succeeded + excluded.succeeded, render_ms = usage_daily.render_ms + excluded.render_ms`,
+);
+const UNCOUNT = prepared(
+  'uncount',
+  `WITH used AS (UPDATE usage_counters SET used = used - 1 WHERE account_id = $1 AND period_start = $2 AND used > 0 RETURNING 1)
+   UPDATE usage_daily SET renders = renders - 1 WHERE account_id = $1 AND day = $3 AND renders > 0`,
 );
 
 /** How long a request count waits for others to share its statement. */
 const WRITE_DELAY_MS = 100;
 
-interface RequestCount { accountId: string; day: number; requests: number; succeeded: number }
+interface RequestCount { accountId: string; day: number; requests: number; succeeded: number; renderMs: number }
 
 /**
- * Request analytics (usage_daily.requests, succeeded) written behind the request: a request
+ * Request analytics (usage_daily.requests, succeeded; render_ms of generations counted before
+ * their render ended) written behind the request: a request
  * adds to a pending count and returns; one statement at a time, WRITE_DELAY_MS after the first
  * count pending, writes everything pending (a request costs no round trip; the requests of a
  * tenth of a second, one statement). Reads of the totals, the purge of
@@ -58,10 +65,23 @@ export class RequestCounts {
   constructor(private readonly db: PgDb) {}
 
   async add(accountId: string, day: number, ok: boolean): Promise<void> {
+    return this.addTo(accountId, day, (c) => {
+      c.requests++;
+      if (ok) c.succeeded++;
+    });
+  }
+
+  /** A generation's render time, counted before its render ended (UsageStore.addRenderMs). */
+  async addRenderMs(accountId: string, day: number, renderMs: number): Promise<void> {
+    return this.addTo(accountId, day, (c) => {
+      c.renderMs += renderMs;
+    });
+  }
+
+  private async addTo(accountId: string, day: number, change: (c: RequestCount) => void): Promise<void> {
     const k = `${day}|${accountId}`;
-    const c = this.pending.get(k) ?? { accountId, day, requests: 0, succeeded: 0 };
-    c.requests++;
-    if (ok) c.succeeded++;
+    const c = this.pending.get(k) ?? { accountId, day, requests: 0, succeeded: 0, renderMs: 0 };
+    change(c);
     this.pending.set(k, c);
     this.writing ??= this.write();
     const failure = this.failure;
@@ -99,7 +119,7 @@ export class RequestCounts {
         const batch = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
         this.pending = new Map();
         try {
-          await this.db.exec(ADD_REQUESTS, [batch.map((c) => c.accountId), batch.map((c) => c.day), batch.map((c) => c.requests), batch.map((c) => c.succeeded)]);
+          await this.db.exec(ADD_REQUESTS, [batch.map((c) => c.accountId), batch.map((c) => c.day), batch.map((c) => c.requests), batch.map((c) => c.succeeded), batch.map((c) => c.renderMs)]);
         } catch (err) {
           // kept for the next write (added to whatever came meanwhile)
           for (const c of batch) {
@@ -108,6 +128,7 @@ export class RequestCounts {
             if (cur) {
               cur.requests += c.requests;
               cur.succeeded += c.succeeded;
+              cur.renderMs += c.renderMs;
             } else this.pending.set(k, c);
           }
           this.failure = err;
@@ -144,6 +165,12 @@ export function pgUsage(db: PgDb, requests: RequestCounts = new RequestCounts(db
     },
     async recordRequest(accountId, day, ok) {
       await requests.add(accountId, day, ok);
+    },
+    async addRenderMs(accountId, day, renderMs) {
+      await requests.addRenderMs(accountId, day, renderMs);
+    },
+    async uncount(accountId, periodStart, day) {
+      await db.exec(UNCOUNT, [accountId, periodStart, day]);
     },
     async totals(accountId, fromDay, toDay) {
       await requests.flush();

@@ -56,6 +56,16 @@ export function sqliteUsage(db: DB): UsageStore {
     `INSERT INTO usage_daily (account_id, day, requests, succeeded) VALUES (?, ?, 1, ?)
      ON CONFLICT (account_id, day) DO UPDATE SET requests = requests + 1, succeeded = succeeded + excluded.succeeded`,
   );
+  const addRenderMs = db.prepare(
+    `INSERT INTO usage_daily (account_id, day, render_ms) VALUES (?, ?, ?)
+     ON CONFLICT (account_id, day) DO UPDATE SET render_ms = render_ms + excluded.render_ms`,
+  );
+  const uncountUsed = db.prepare('UPDATE usage_counters SET used = used - 1 WHERE account_id = ? AND period_start = ? AND used > 0');
+  const uncountRender = db.prepare('UPDATE usage_daily SET renders = renders - 1 WHERE account_id = ? AND day = ? AND renders > 0');
+  const uncountTx = db.transaction((accountId: string, periodStart: number, day: number) => {
+    uncountUsed.run(accountId, periodStart);
+    uncountRender.run(accountId, day);
+  });
   const totals = db.prepare<[string, number, number], { requests: number | null; succeeded: number | null; renders: number | null; render_ms: number | null; cache_hits: number | null }>(
     `SELECT SUM(requests) AS requests, SUM(succeeded) AS succeeded, SUM(renders) AS renders, SUM(render_ms) AS render_ms,
        SUM(cache_hits) AS cache_hits FROM usage_daily WHERE account_id = ? AND day >= ? AND day <= ?`,
@@ -101,6 +111,12 @@ export function sqliteUsage(db: DB): UsageStore {
     },
     async recordRequest(accountId, day, ok) {
       dayRequest.run(accountId, day, ok ? 1 : 0);
+    },
+    async addRenderMs(accountId, day, renderMs) {
+      addRenderMs.run(accountId, day, renderMs);
+    },
+    async uncount(accountId, periodStart, day) {
+      uncountTx.immediate(accountId, periodStart, day);
     },
     async totals(accountId, fromDay, toDay) {
       const r = totals.get(accountId, fromDay, toDay)!;

@@ -1,7 +1,8 @@
-// A render that starts while its rate limit is still being decided (once this instance's last
-// decision for the account left room): every request still takes exactly one from the limits,
-// nothing is counted or answered before the decision, and an account at its limit renders
-// nothing early. Real server, real Chromium, real SQLite file, a clock that stands still.
+// What GET/POST /v1/chart do while the page draws: the rate limit may still be decided (once
+// this instance's last decision for the account left room) and the generation is counted.
+// Every request still takes exactly one from the limits, nothing is answered before the
+// decision and the count, a refused or failed render counts nothing, and an account at its
+// limit renders nothing early. Real server, real Chromium, real SQLite file, a still clock.
 import { expect } from 'chai';
 import { BAR, type Credentials, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { FakeClock } from '../helpers/clock.js';
@@ -9,7 +10,7 @@ import { apiKey } from '../helpers/client.js';
 import { rateLimitsFor } from '../../src/services/billing/limits.js';
 import { DECIDE_WHILE_RENDERING_ROOM } from '../../src/services/usage.js';
 
-describe('renders started while the rate limit is decided', function () {
+describe('while the page draws: the rate decision and the count', function () {
   this.timeout(120000);
   let s: TestServer;
   let clock: FakeClock;
@@ -40,7 +41,7 @@ describe('renders started while the rate limit is decided', function () {
     const limits = rateLimitsFor(account, await s.deps.store.billing.get(c.account_id));
     for (let i = 0; i < n; i++) await s.deps.store.rateLimits.hit(c.account_id, limits, clock.now());
   };
-  const renders = () => s.deps.pool.stats().renders;
+  const renders = () => s.deps.pool.stats().renders ?? 0;
 
   it('the first request is decided first; later ones start early, and each takes exactly one', async () => {
     const c = await s.account('starter');
@@ -110,5 +111,31 @@ describe('renders started while the rate limit is decided', function () {
     const before = early;
     for (let i = 0; i < 3; i++) expect((await chart(c.api_key)).status).to.equal(200);
     expect(early).to.equal(before);
+  });
+
+  it('each answered image was counted before its answer; the day keeps its renders and their time', async () => {
+    const c = await s.account('starter');
+    for (let i = 1; i <= 4; i++) {
+      expect((await chart(c.api_key)).status).to.equal(200);
+      expect(await used(c)).to.equal(i);
+    }
+    const day = Math.floor(clock.now() / 86_400_000);
+    const t = await s.deps.store.usage.totals(c.account_id, day, day);
+    expect(t.renders).to.equal(4);
+    expect(t.renderMs).to.be.greaterThan(0);
+  });
+
+  it('a render that fails takes its count back: 400, used and the day\'s renders as before', async () => {
+    const c = await s.account('starter');
+    expect((await chart(c.api_key)).status).to.equal(200);
+    const day = Math.floor(clock.now() / 86_400_000);
+    const before = await s.deps.store.usage.totals(c.account_id, day, day);
+    const throwing = { ...BAR, options: { plugins: { legend: { labels: { generateLabels: "function () { throw new Error('nope') }" } } } } };
+    for (let i = 0; i < 2; i++) {
+      const res = await chart(c.api_key, { chart: throwing });
+      expect(res.status).to.equal(400);
+    }
+    expect(await used(c)).to.equal(1);
+    expect((await s.deps.store.usage.totals(c.account_id, day, day)).renders).to.equal(before.renders);
   });
 });
