@@ -142,7 +142,9 @@ export class UsageService implements UsageRecorder {
           return {
             finish: async (outcome: GenerationOutcome) => {
               settle();
-              await this.store.usage.addRenderMs(accountId, day, outcome.renderMs);
+              // analytics only: the counted answer stands when it cannot be written (a write left
+              // behind keeps its time for the next; the request's own analytics write logs the failure)
+              await this.store.usage.addRenderMs(accountId, day, outcome.renderMs).catch(() => {});
               // thresholds once the generation is known to have succeeded
               if (period.limit !== null) await this.checkThresholds(auth.account, period.start, period.limit, used, false, this.clock.now());
             },
