@@ -79,6 +79,8 @@ export async function connectRedis(opts: RedisConnectOptions, log?: Logger): Pro
     // a command sent while disconnected fails at once: the caller degrades instead of queueing
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    // commands issued in the same tick (many hits at once) share one write to the socket
+    enableAutoPipelining: true,
     commandTimeout: opts.commandTimeoutMs ?? 1000,
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(100 * times, 2000),
