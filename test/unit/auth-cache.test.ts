@@ -4,10 +4,6 @@
 // without that signal (a store lacking authVersion) a revocation elsewhere holds at most
 // AUTH_CACHE_MS. The second store plays the CLI in another process, or another instance.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import type { PgStore } from '../../src/store/pg/index.js';
 import { AUTH_LISTENER_NAME } from '../../src/store/pg/authVersion.js';
 import { AccountService, AUTH_CACHE_MS } from '../../src/services/accounts.js';
@@ -16,37 +12,25 @@ import { AppError } from '../../src/errors.js';
 import { FakeClock, DAY } from '../helpers/clock.js';
 import { rejection } from '../helpers/rejection.js';
 import { eachStore } from '../helpers/stores.js';
-import { anotherInstance, execSql } from '../helpers/instances.js';
+import { execSql, serverAndCli } from '../helpers/instances.js';
 
 const refused = (p: Promise<unknown>): Promise<AppError> => rejection(p, AppError);
 
 eachStore('authentication cache', (current, backend) => {
   const master = Buffer.alloc(32, 3);
   const pg = backend.name === 'PostgreSQL';
-  let dir: string | undefined;
+  let beside: Awaited<ReturnType<typeof serverAndCli>>;
   let store: Store;
   let cli: Store;
   let clock: FakeClock;
 
   beforeEach(async () => {
-    if (pg) {
-      store = current();
-      cli = await anotherInstance(store, backend);
-    } else {
-      // two connections to one file: the CLI beside the server
-      dir = mkdtempSync(join(tmpdir(), 'chartshot-authcache-'));
-      store = createSqliteStore(dir);
-      cli = createSqliteStore(dir);
-    }
+    beside = await serverAndCli(current, backend);
+    ({ store, cli } = beside);
     clock = new FakeClock();
   });
   afterEach(async () => {
-    await cli.close();
-    if (dir) {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-      dir = undefined;
-    }
+    await beside.close();
   });
 
   /** Until `store` has seen every change committed so far (notifications arrive a moment after a commit). */

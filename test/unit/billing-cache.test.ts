@@ -2,10 +2,7 @@
 // change can have reached it; a change made by this process applies to its next request at once,
 // a change made by another process or instance (the second store) as soon as the store has seen it.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { sqliteBilling } from '../../src/store/sqlite/billing.js';
 import type { PgStore } from '../../src/store/pg/index.js';
 import { pgBilling } from '../../src/store/pg/billing.js';
@@ -22,7 +19,7 @@ import { AppError } from '../../src/errors.js';
 import { DAY, FakeClock } from '../helpers/clock.js';
 import { rejection } from '../helpers/rejection.js';
 import { eachStore } from '../helpers/stores.js';
-import { anotherInstance } from '../helpers/instances.js';
+import { serverAndCli } from '../helpers/instances.js';
 
 const T0 = Date.UTC(2025, 3, 1); // 1 April: the first period ends on 1 May
 const MAY = Date.UTC(2025, 4, 1);
@@ -30,7 +27,7 @@ const BASE_URL = 'https://charts.example';
 
 eachStore('billing record cache', (current, backend) => {
   const pg = backend.name === 'PostgreSQL';
-  let dir: string | undefined;
+  let beside: Awaited<ReturnType<typeof serverAndCli>>;
   let store: Store;
   let cli: Store;
   let clock: FakeClock;
@@ -53,15 +50,8 @@ eachStore('billing record cache', (current, backend) => {
   };
 
   beforeEach(async () => {
-    if (pg) {
-      store = current();
-      cli = await anotherInstance(store, backend);
-    } else {
-      // two connections to one file: the CLI beside the server
-      dir = mkdtempSync(join(tmpdir(), 'chartshot-billcache-'));
-      store = createSqliteStore(dir);
-      cli = createSqliteStore(dir);
-    }
+    beside = await serverAndCli(current, backend);
+    ({ store, cli } = beside);
     clock = new FakeClock(T0);
     reads = 0;
     accounts = new AccountService(store, Buffer.alloc(32, 5), clock);
@@ -69,12 +59,7 @@ eachStore('billing record cache', (current, backend) => {
     serve();
   });
   afterEach(async () => {
-    await cli.close();
-    if (dir) {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-      dir = undefined;
-    }
+    await beside.close();
   });
 
   /** Until `store` has seen every change committed so far (SQLite: at once; PostgreSQL: the notifications are in). */
