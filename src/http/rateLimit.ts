@@ -35,12 +35,10 @@ export function rateLimit(deps: { usage: Pick<UsageService, 'gate'> & Partial<Pi
       ctx.state.rateDecided = decided;
       try {
         await next();
-      } catch (err) {
+      } finally {
         // over the limit is the answer, whatever else went wrong
         await decided;
-        throw err;
       }
-      await decided;
       return;
     }
     await deps.usage.gate(auth, setHeaders, generation);

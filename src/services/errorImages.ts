@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { pngToPdf } from '../render/pdf.js';
 import type { RenderRequest } from '../chart/request.js';
 import type { RenderService } from './render.js';
+import { chunk, SIGNATURE } from './qrPng.js';
 
 export type ErrorImageFormat = 'png' | 'svg' | 'pdf';
 
@@ -75,24 +76,7 @@ function solidPng(width: number, height: number, rgb: [number, number, number]):
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'ascii');
-  let crc = 0xffffffff;
-  for (const b of Buffer.concat([head.subarray(4), data])) crc = CRC_TABLE[(crc ^ b) & 0xff]! ^ (crc >>> 8);
-  const tail = Buffer.alloc(4);
-  tail.writeUInt32BE((crc ^ 0xffffffff) >>> 0, 0);
-  return Buffer.concat([head, data, tail]);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
 
 /** A 120x20 light red PNG, made once: what an <img> shows when the message could not be drawn. */
