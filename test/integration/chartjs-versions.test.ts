@@ -110,6 +110,22 @@ describe('Chart.js 2 and 3 beside 4', function () {
     }
   });
 
+  it('caller code cannot redefine a kept canvas or grow it through its attributes: 400, and the next render is whole', async () => {
+    const attacks = [
+      "function (chart) { Object.defineProperty(chart.canvas, 'width', { get: function () { return 1; } }); }",
+      "function (chart) { chart.canvas.setAttribute('width', '16000'); chart.canvas.setAttribute('height', '16000'); }",
+      "function (chart) { chart.canvas.removeAttribute('width'); }",
+    ];
+    const good = await render(req(BAR2, { chartjs: 4, devicePixelRatio: 2 }));
+    for (const v of [2, 4] as const) {
+      for (const afterRender of attacks) {
+        const err = await failure(render(req({ ...BAR2, plugins: [{ afterRender }] }, { chartjs: v, devicePixelRatio: 2 })));
+        expect(err.status, `${v}: ${afterRender}`).to.equal(400);
+      }
+    }
+    expect((await render(req(BAR2, { chartjs: 4, devicePixelRatio: 2 }))).equals(good)).to.equal(true);
+  });
+
   it('a PDF at ratio 2 keeps a 500x300 page and embeds the 1000x600 image', async () => {
     const body = await render(req(BAR2, { chartjs: 2, devicePixelRatio: 2, format: 'pdf' }));
     expect((await PDFDocument.load(body)).getPage(0).getSize()).to.deep.equal({ width: 500, height: 300 });
