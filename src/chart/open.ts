@@ -8,7 +8,7 @@ import { nestingDepth } from './jsonDepth.js';
 import { AppError, configTooLarge, invalidConfig, urlTooLong } from '../errors.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
-import { pickAlias } from './quickchart.js';
+import { pickAlias } from './fieldAlias.js';
 import { chartjs2Hint } from './configHints.js';
 import { checkColor, parseChartConfig, rememberConfigJson, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
 

@@ -1,6 +1,7 @@
 // QuickChart's request vocabulary made a RenderRequest's parts: aliases, Chart.js version, pixel
 // ratio, base64 configs, and config text (JSON, JSON5-style data, or JavaScript). Pure, no I/O.
 import JSON5 from 'json5';
+import { absent, pickAlias } from './fieldAlias.js';
 import { chartRequired, configTooLarge, invalidDimensions, invalidInput } from '../errors.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
 import type { Plan } from './plans.js';
@@ -13,22 +14,6 @@ import { checkColor, checkDimensions, checkFormat, rememberConfigJson, type Char
 export const QUICKCHART_DEFAULTS = Object.freeze({ width: 500, height: 300, devicePixelRatio: 2, chartjs: 2 as const });
 
 export type ChartjsMajor = 2 | 3 | 4;
-
-const absent = (v: unknown) => v === undefined || v === null || v === '';
-
-/**
- * A field given under its name or its alias (width or w). Both given with different values is a
- * client mistake (which one was meant?), not a silent choice.
- */
-export function pickAlias(fields: Record<string, unknown>, name: string, alias: string): unknown {
-  const a = fields[name];
-  const b = fields[alias];
-  if (absent(a)) return absent(b) ? undefined : b;
-  if (!absent(b) && String(a) !== String(b) && !(typeof a === 'object' && typeof b === 'object')) {
-    throw invalidInput(`${alias} and ${name} name the same parameter with different values: give one`);
-  }
-  return a;
-}
 
 /** v / version: "2.9.4" and "2" select 2, "3.x" 3, "4.x" 4; absent gives `def`. */
 export function parseChartjsVersion(v: unknown, def: ChartjsMajor): ChartjsMajor {

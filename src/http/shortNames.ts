@@ -2,7 +2,7 @@
 // (width, height, backgroundColor, format): moved to the long name before the schema reads the
 // body, so neither is silently ignored; both given with different values is a 400.
 import type { Middleware } from 'koa';
-import { pickAlias } from '../chart/quickchart.js';
+import { pickAlias } from '../chart/fieldAlias.js';
 
 export const SHORT_NAMES = [
   ['width', 'w'],

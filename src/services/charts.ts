@@ -1,7 +1,8 @@
 // Chart use cases for authenticated callers: normalise the request against the caller's
 // plan, render, and count the generation.
 import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
-import { checkOutputPixels, parseDevicePixelRatio, pickAlias } from '../chart/quickchart.js';
+import { checkOutputPixels, parseDevicePixelRatio } from '../chart/quickchart.js';
+import { pickAlias } from '../chart/fieldAlias.js';
 import { chartRequired, forbidden, invalidInput } from '../errors.js';
 import { noDataProblem } from '../chart/configHints.js';
 import { findBadFunctionString } from '../chart/functionStrings.js';

@@ -12,11 +12,11 @@ import {
   parseChartjsVersion,
   parseConfigSource,
   parseDevicePixelRatio,
-  pickAlias,
   quickChartRequest,
   requestedFormat,
 } from '../../src/chart/quickchart.js';
 import { parseTemplateOverrides, templatePatches } from '../../src/chart/templates.js';
+import { pickAlias } from '../../src/chart/fieldAlias.js';
 import { parseQrQuery } from '../../src/chart/qr.js';
 import { errorLines, errorSvg, FIXED_ERROR_PNG } from '../../src/services/errorImages.js';
 import { headerMessage } from '../../src/http/quickchartErrors.js';

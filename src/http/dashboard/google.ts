@@ -7,7 +7,7 @@ import { FLOW_MS } from '../../services/dashboard/google.js';
 import { DASHBOARD_SESSION_MS, type DashboardSessions } from '../../services/dashboard/sessions.js';
 import { continuePage, messagePage } from './pages/login.js';
 import { clearCookie, OIDC_COOKIE, readCookie, SESSION_COOKIE, setCookie } from './request.js';
-import type { PageTools } from './routes.js';
+import type { PageTools } from './pageTools.js';
 
 export function googleRoutes(google: GoogleSignIn, sessions: DashboardSessions, t: PageTools): (ctx: Context) => Promise<boolean> {
   return async (ctx) => {

@@ -18,6 +18,7 @@ import { usagePage } from './pages/usage.js';
 import { billingPage } from './pages/billing.js';
 import { settingsPage } from './pages/settings.js';
 import { googleRoutes } from './google.js';
+import type { PageTools } from './pageTools.js';
 
 export interface DashboardRouteDeps {
   dashboard: DashboardService;
@@ -288,9 +289,4 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
 
 export const isDashboardPath = (p: string): boolean => p === '/login' || p.startsWith('/login/') || p === '/logout' || p === '/dashboard' || p.startsWith('/dashboard/');
 
-export type PageTools = {
-  send(ctx: Context, status: number, body: string): void;
-  pc(ctx: Context, s: SignedIn | null, csrf: string, section?: PageContext['section'], notice?: Notice): PageContext;
-  redirect(ctx: Context, to: string, status?: number): void;
-};
 export { SESSION_COOKIE };
