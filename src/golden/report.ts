@@ -1,5 +1,6 @@
 // The report of a golden-image run: a self-contained HTML page (no script, no CDN; images by
 // relative path) and JUnit XML for CI systems. Pure: results in, text out.
+import { escapeHtml } from '../escapeHtml.js';
 
 export type CaseStatus = 'ok' | 'differs' | 'missing' | 'error' | 'updated';
 
@@ -28,9 +29,6 @@ export interface RunSummary {
 const FAILED: ReadonlySet<CaseStatus> = new Set(['differs', 'missing', 'error']);
 export const isFailure = (r: CaseResult): boolean => FAILED.has(r.status);
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** A relative path as an attribute value: each segment URL-encoded ("#" or "?" in a name stay a name). */
 function href(path: string): string {

@@ -18,6 +18,7 @@ import { SVG_CSP, etagMatches } from './imageHeaders.js';
 import { FINGERPRINT_HEADER } from '../render/fingerprint.js';
 import { IMMUTABLE } from './routes/shortCharts.js';
 import { OPEN_CACHE_CONTROL } from './routes/open.js';
+import { isChartId } from '../chart/chartId.js';
 
 export interface FastPathDeps {
   shortCharts: Pick<ShortChartService, 'serveFromMemory'> & Partial<Pick<ShortChartService, 'serveFromShared'>>;
@@ -33,7 +34,6 @@ export interface FastPathDeps {
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const CHART_PREFIX = '/v1/chart/';
-const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
 const OPEN_PREFIX = '/v1/open/chart?';
 
 /** Wraps Koa's request handler: cache hits are answered here, everything else by `app`. */
@@ -72,7 +72,7 @@ function chartIdOf(url: string): string | null {
   if (!url.startsWith(CHART_PREFIX)) return null;
   // no query string: Koa would first check it (at most 100 parameters)
   const id = url.slice(CHART_PREFIX.length);
-  return CHART_ID.test(id) ? id : null;
+  return isChartId(id) ? id : null;
 }
 
 function tryServe(deps: FastPathDeps, req: IncomingMessage, res: ServerResponse, started: number): boolean {

@@ -6,6 +6,7 @@ import type { Format } from '../chart/plans.js';
 import type { ChartStore } from '../store/types.js';
 import type { AuthContext } from './accounts.js';
 import type { ServedChart, ShortChartService } from './shortCharts.js';
+import { isChartId } from '../chart/chartId.js';
 
 export interface AutomationResult {
   chart_url: string;
@@ -71,7 +72,7 @@ export class AutomationService {
 
   /** What the preview page shows; unknown id -> 404 (without counting a hit on the image). */
   async preview(id: string): Promise<ChartPreview> {
-    const rec = /^[A-Za-z0-9_-]{16,64}$/.test(id) ? await this.store.charts.find(id) : null;
+    const rec = isChartId(id) ? await this.store.charts.find(id) : null;
     if (!rec) throw notFound('no such chart');
     return {
       id,

@@ -19,8 +19,8 @@ import { cacheTtlMs } from './shortCharts.js';
 import type { Clock } from '../clock.js';
 import type { RendererFingerprint } from '../render/fingerprint.js';
 import { renderOwner, type RenderService } from './render.js';
+import { isChartId } from '../chart/chartId.js';
 
-const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** Who calls /chart: a key holder, or (QUICKCHART_ANONYMOUS) an address. */
 export type QuickChartCaller = { auth: AuthContext } | { anonymousIp: string };
@@ -84,7 +84,7 @@ export class QuickChartService {
   async renderTemplate(id: string, query: Record<string, unknown>, clientIp: string, signal?: AbortSignal): Promise<ServedChart> {
     const overrides = parseTemplateOverrides(query);
     if (!overrides) return this.d.shortCharts.serve(id);
-    if (!CHART_ID.test(id)) throw notFound('no such chart');
+    if (!isChartId(id)) throw notFound('no such chart');
     const rec = await this.d.store.charts.find(id);
     const account = rec ? await this.d.store.accounts.find(rec.accountId) : null;
     const key = rec ? await this.d.store.keys.find(rec.keyId) : null;

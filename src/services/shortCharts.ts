@@ -15,9 +15,9 @@ import type { CacheTier, ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
 import type { SharedFlights } from '../store/redis/flights.js';
 import { toChartMetrics, type ChartMetrics, type ChartMetricsRecorder } from './chartMetrics.js';
+import { isChartId } from '../chart/chartId.js';
 
 const DAY_MS = 86_400_000;
-const CHART_ID = /^[A-Za-z0-9_-]{16,64}$/;
 /** How long a served chart is trusted to still exist before the store is asked again. */
 const EXISTS_RECHECK_MS = 60_000;
 /** How long a "this key may no longer run code" verdict is trusted before the store is asked again. */
@@ -186,7 +186,7 @@ export class ShortChartService {
    * back; without any image the GET waits for the re-render, or gets the refusal at once.
    */
   async serve(id: string): Promise<ServedChart> {
-    if (!CHART_ID.test(id)) throw noSuchChart();
+    if (!isChartId(id)) throw noSuchChart();
     const key = chartCacheKey(id);
     const hit = await this.d.cache.lookup(key);
     // A terminated account's charts are purged from the store (possibly by the CLI, in another
@@ -231,7 +231,7 @@ export class ShortChartService {
    * (store checks, re-renders, stale images) and counts its own hit.
    */
   serveFromMemory(id: string): StoredImage | null {
-    if (!CHART_ID.test(id)) return null;
+    if (!isChartId(id)) return null;
     const now = this.d.clock.now();
     if (!this.recentlySeen(id, now)) return null;
     const image = this.d.cache.peekMemory(chartCacheKey(id));
@@ -247,7 +247,7 @@ export class ShortChartService {
    * shared tier, or a chart not seen lately). The same answer serve() would give, counted the same.
    */
   serveFromShared(id: string): Promise<StoredImage | null> | null {
-    if (!this.d.cache.hasShared || !CHART_ID.test(id) || !this.recentlySeen(id, this.d.clock.now())) return null;
+    if (!this.d.cache.hasShared || !isChartId(id) || !this.recentlySeen(id, this.d.clock.now())) return null;
     return this.d.cache.peekShared(chartCacheKey(id)).then((image) => {
       if (image) this.d.metrics.hit(id, this.d.clock.now());
       return image;
@@ -270,7 +270,7 @@ export class ShortChartService {
 
   /** GET /v1/metrics/{id}: the owner's chart only; any other chart is 404, so ids cannot be probed. */
   async metrics(auth: AuthContext, id: string): Promise<ChartMetrics> {
-    const rec = CHART_ID.test(id) ? await this.d.store.charts.find(id) : null;
+    const rec = isChartId(id) ? await this.d.store.charts.find(id) : null;
     if (!rec || rec.accountId !== auth.account.id) throw noSuchChart();
     return toChartMetrics(await this.d.metrics.read(id), rec.createdAt);
   }

@@ -10,12 +10,12 @@ import { route, type RouteDescriptor } from '../route.js';
 import { headerRef, htmlPage, imageContent, json, rateLimitHeaders, renderErrors, schemaRef } from '../routeDocs.js';
 import { clientSignal } from '../clientGone.js';
 import { shortNames } from '../shortNames.js';
+import { escapeHtml } from '../../escapeHtml.js';
 
 export interface AutomationRouteDeps {
   automation: Pick<AutomationService, 'create' | 'download' | 'preview'>;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function previewPage(p: ChartPreview): string {
   const id = escapeHtml(p.id);

@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import type { StatusService } from '../../services/status.js';
 import { route, type RouteEntry } from '../route.js';
 import { htmlPage } from '../routeDocs.js';
+import { escapeHtml } from '../../escapeHtml.js';
 
 export interface HomeRouteDeps {
   status: Pick<StatusService, 'report'>;
@@ -23,7 +24,6 @@ const HOME_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** A host[:port] as a Host header may carry it, nothing else (the value is echoed in the page). */
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 

@@ -1,8 +1,10 @@
 // Schemas of the short-chart and metrics responses, for the OpenAPI document.
+import { CHART_ID_PATTERN } from '../../chart/chartId.js';
+
 const chartIdParameterSchema = {
   description: 'Chart id: the last path segment of the url returned by POST /v1/chart/create (22 URL-safe characters).',
   type: 'string',
-  pattern: '^[A-Za-z0-9_-]{16,64}$',
+  pattern: CHART_ID_PATTERN,
 } as const;
 
 /** The {id} path parameter of the short-chart routes. */
