@@ -21,3 +21,20 @@ export function mayRunCallerCode(req: RenderRequest): boolean {
   }
   return false;
 }
+
+/** Whether a key may still run code it stored: not revoked, not expired. */
+export function keyMayRunCode(key: { revokedAt: number | null; expiresAt: number | null } | null, now: number): boolean {
+  return key !== null && key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
+}
+
+/**
+ * A stored request as it may be rendered now. The key that stored it was revoked or has expired:
+ * its code never runs again (null: refuse), and a request with nothing to revive renders the same
+ * image without the means to run any code.
+ */
+export function requestUnderKey(req: RenderRequest, keyUsable: boolean): RenderRequest | null {
+  if (!req.allowFunctions || keyUsable) return req;
+  return mayRunCallerCode(req) ? null : { ...req, allowFunctions: false };
+}
+
+export const KEY_GONE_DETAIL = 'this chart can no longer be rendered: the API key that created it was revoked or has expired';

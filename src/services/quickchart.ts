@@ -2,7 +2,7 @@
 // operator allows it, for anyone (the open endpoint's protections); /chart/create; template
 // variants of a stored chart on /chart/render/{id}.
 import { clientKey } from '../chart/clientAddress.js';
-import { mayRunCallerCode } from '../chart/callerCode.js';
+import { KEY_GONE_DETAIL, keyMayRunCode, requestUnderKey } from '../chart/callerCode.js';
 import { PLANS } from '../chart/plans.js';
 import { checkOutputPixels, parseSide, quickChartRequest, type QuickChartFields } from '../chart/quickchart.js';
 import { checkColor, checkDimensions, renderDigest, type RenderRequest } from '../chart/request.js';
@@ -91,13 +91,8 @@ export class QuickChartService {
     if (!rec || !account || !key || account.status === 'terminated') throw notFound('no such chart');
     if (account.status !== 'active') throw forbidden(`the chart's account is ${account.status}: template variants are disabled`);
     const now = this.d.clock.now();
-    const keyUsable = key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
-    let base = rec.request;
-    if (base.allowFunctions && !keyUsable) {
-      // the key that stored this code was revoked or has expired: its code never runs again
-      if (mayRunCallerCode(base)) throw notFound('this chart can no longer be rendered: the API key that created it was revoked or has expired');
-      base = { ...base, allowFunctions: false };
-    }
+    const base = requestUnderKey(rec.request, keyMayRunCode(key, now));
+    if (!base) throw notFound(KEY_GONE_DETAIL);
     const plan = PLANS[account.plan];
     const variant = templateVariant(base, overrides, plan);
     const digest = renderDigest(variant);

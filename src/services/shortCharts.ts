@@ -2,7 +2,7 @@
 // GET /v1/chart/{id} serves it without credentials or counting, re-rendering it once expired.
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
-import { mayRunCallerCode } from '../chart/callerCode.js';
+import { KEY_GONE_DETAIL, keyMayRunCode, requestUnderKey } from '../chart/callerCode.js';
 import { PLANS, type Plan } from '../chart/plans.js';
 import type { RenderRequest } from '../chart/request.js';
 import { AppError, notFound, serviceUnavailable, type ErrorCode } from '../errors.js';
@@ -321,14 +321,10 @@ export class ShortChartService {
     if (!rec) throw gone();
     const account = await this.d.store.accounts.find(rec.accountId);
     if (!account || account.status === 'terminated') throw gone();
-    let request = rec.request;
-    if (request.allowFunctions && !(await this.keyUsable(rec.keyId, now))) {
-      // The key that stored this code was revoked or has expired: its code never runs again.
-      if (mayRunCallerCode(request)) {
-        throw this.refuse(id, { until: now + KEY_RECHECK_MS, status: 404, code: 'not_found', detail: 'this chart can no longer be rendered: the API key that created it was revoked or has expired' }, now);
-      }
-      // Nothing to revive: the same image, rendered without the means to run any code.
-      request = { ...request, allowFunctions: false };
+    const keyUsable = !rec.request.allowFunctions || keyMayRunCode(await this.d.store.keys.find(rec.keyId), now);
+    const request = requestUnderKey(rec.request, keyUsable);
+    if (!request) {
+      throw this.refuse(id, { until: now + KEY_RECHECK_MS, status: 404, code: 'not_found', detail: KEY_GONE_DETAIL }, now);
     }
     const take = await this.d.store.charts.takeRerender(id, rec.accountId, now, this.limits);
     if (!take.allowed) {
@@ -341,11 +337,6 @@ export class ShortChartService {
   private refuse(id: string, r: Refusal, now: number): AppError {
     this.refusals.set(id, r);
     return refusalError(r, now);
-  }
-
-  private async keyUsable(keyId: string, now: number): Promise<boolean> {
-    const key = await this.d.store.keys.find(keyId);
-    return key !== null && key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
   }
 
   private async run(id: string, job: Job, background: boolean): Promise<ServedChart> {
