@@ -50,6 +50,8 @@
   var blobStream = Blob.prototype.stream;
   var pipeThrough = ReadableStream.prototype.pipeThrough;
   var responseText = Response.prototype.text;
+  // the in-page memory budget (alloc-guard.js): its control API, taken before any caller code runs
+  var allocGuard = window.ChartshotAllocGuard ? window.ChartshotAllocGuard.take() : null;
 
   function now() { return apply(perfNow, perf, []); }
   function charAt(s, i) { return apply(strCharCodeAt, s, [i]); }
@@ -542,6 +544,7 @@
 
   function renderPng(cfg, width, height, ratio, handle, st) {
     var canvas = canvasFor(width, height, ratio);
+    if (allocGuard) allocGuard.own(canvas, Math.floor(width * ratio) * Math.floor(height * ratio) * 4);
     handle.key = canvas;
     handle.chart = new Chart(canvas, cfg);
     // caller code may resize the canvas it was given: the image has the size that was asked for
@@ -667,6 +670,12 @@
         /* the page is reset after any render that ran caller code */
       }
     }
+    // an allocation was refused (even one caller code caught): the render fails with the budget
+    if (allocGuard && allocGuard.tripped()) {
+      result = outcome(false);
+      result.error = allocGuard.message();
+      result.memoryBudget = true;
+    }
     result.ranFunctions = st.ranFunctions === true;
     // false only when every function of the config was proven pure (pure.js) and the page
     // confirms it kept nothing: no reset needed
@@ -705,6 +714,7 @@
   /** A result, or (for a deflated config) a promise of one. */
   function render(req) {
     var t0 = now();
+    if (allocGuard) allocGuard.reset(isObject(req) ? req.memoryBudgetMb : undefined);
     if (isObject(req) && typeof req.configDeflated === 'string') return renderDeflated(req, t0);
     return renderText(req, isObject(req) && typeof req.configJson === 'string' ? req.configJson : undefined, t0);
   }
@@ -746,7 +756,7 @@
   //   (needsReset: caller code ran that might have changed the page: reset it before reuse)
   //   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
   //   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
-  var api = Object.freeze({ render: render, floor: floor, version: MAJOR, ready: !!(Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
+  var api = Object.freeze({ render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
   // read-only, but configurable so that loading the harness again in the same realm still works
   Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
   globalsAtLoad = ownNames(window).length;

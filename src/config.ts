@@ -1,6 +1,6 @@
 // The only reader of process.env: every setting is parsed, validated and frozen here, and
 // a bad value stops the process at start with a message naming the variable.
-import { cpus } from 'node:os';
+import { cpus, totalmem } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +57,12 @@ export interface Config {
   readonly redisCacheMaxBytes: number;
   /** MASTER_KEY: the secret every instance derives signing secrets from; null = dataDir/master.key. */
   readonly masterKey: Buffer | null;
+  /** CHROMIUM_MEMORY_MB: the cgroup memory limit of Chromium's whole process tree; 0 = no cgroup. */
+  readonly chromiumMemoryMb: number;
+  /** CHROMIUM_PIDS_MAX: the cgroup's limit on Chromium's processes and threads. */
+  readonly chromiumPidsMax: number;
+  /** RENDER_MEMORY_MB: bytes of typed arrays, canvases and images caller code may allocate in one render. */
+  readonly renderMemoryMb: number;
 }
 
 export class ConfigError extends Error {}
@@ -69,6 +75,20 @@ export class ConfigError extends Error {}
  * same configs are 0.6-3.8 MB. Deployments without 8000x8000 plans may set it far lower.
  */
 export const DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
+
+/**
+ * CHROMIUM_MEMORY_MB default: 512 MB for the browser, GPU and utility processes plus 1.5 GB per
+ * page (a 512 MB V8 heap, the largest plan's canvas at 8000x8000 (256 MB) and its PNG encoding,
+ * and the in-page allocation budget), never more than three quarters of the host's memory.
+ */
+export function defaultChromiumMemoryMb(poolSize: number, totalMb = Math.floor(totalmem() / 1048576)): number {
+  return Math.max(256, Math.min(Math.floor(totalMb * 0.75), 512 + 1536 * poolSize));
+}
+
+/** CHROMIUM_PIDS_MAX default: Chromium runs about 60 threads without pages and 20 per page. */
+export function defaultChromiumPidsMax(poolSize: number): number {
+  return 512 + 64 * poolSize;
+}
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty', 'auto'];
@@ -124,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_FORMAT must be json or pretty (unset: pretty on a terminal, else json), got "${env.LOG_FORMAT}"`);
   }
   const smtpUrl = env.SMTP_URL?.trim() || null;
+  const poolSize = int(env, 'POOL_SIZE', Math.max(1, cpus().length), 1, 64);
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
   return Object.freeze({
     port,
@@ -131,7 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR?.trim() || './data'),
     publicBaseUrl,
     chromiumPath,
-    poolSize: int(env, 'POOL_SIZE', Math.max(1, cpus().length), 1, 64),
+    poolSize,
     renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 10000, 100, 600000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     openRendersPerHour: int(env, 'OPEN_RENDERS_PER_HOUR', 60, 0, 1000000),
@@ -152,7 +173,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     quickchartAnonymous: bool(env, 'QUICKCHART_ANONYMOUS', false),
     ...sharedState(env),
+    chromiumMemoryMb: chromiumMemoryMb(env, poolSize),
+    chromiumPidsMax: int(env, 'CHROMIUM_PIDS_MAX', defaultChromiumPidsMax(poolSize), 64, 1_000_000),
+    renderMemoryMb: int(env, 'RENDER_MEMORY_MB', 256, 16, 65536),
   });
+}
+
+/** 0 turns the cgroup off; anything else must leave Chromium room to start (256 MB). */
+function chromiumMemoryMb(env: NodeJS.ProcessEnv, poolSize: number): number {
+  const mb = int(env, 'CHROMIUM_MEMORY_MB', defaultChromiumMemoryMb(poolSize), 0, 16 * 1024 * 1024);
+  if (mb !== 0 && mb < 256) throw new ConfigError(`CHROMIUM_MEMORY_MB must be 0 (no cgroup) or at least 256, got ${mb}`);
+  return mb;
 }
 
 /** DATABASE_URL, REDIS_URL and MASTER_KEY: instances sharing a database must share the key. */

@@ -105,6 +105,8 @@ export async function startPool(config: Config, log: Logger): Promise<PagePool> 
       acquireTimeoutMs: config.acquireTimeoutMs,
       maxQueue: config.maxQueue,
       pageMaxRenders: config.pageMaxRenders,
+      ...(config.chromiumMemoryMb > 0 && { memoryWall: { memoryMb: config.chromiumMemoryMb, pidsMax: config.chromiumPidsMax } }),
+      renderMemoryMb: config.renderMemoryMb,
     },
     log,
   );

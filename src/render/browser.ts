@@ -4,6 +4,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync, readlinkSync, chownSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../log.js';
+import { ChromiumCgroup, noWall, type MemoryWallStatus } from './cgroup.js';
 
 /**
  * How Chromium is contained. `setpriv`: the service runs as root and Chromium runs as an
@@ -22,6 +23,8 @@ export interface BrowserOptions {
   /** Whom Chromium runs as in `setpriv` mode (default nobody, 65534:65534). */
   chromiumUid?: number;
   chromiumGid?: number;
+  /** The cgroup limits for Chromium's whole process tree; absent: no cgroup is tried. */
+  memoryWall?: { memoryMb: number; pidsMax: number };
 }
 
 const SETPRIV = '/usr/bin/setpriv';
@@ -83,14 +86,17 @@ function candidateModes(opts: BrowserOptions): SandboxMode[] {
 }
 
 /**
- * A root-only directory with a two-line wrapper that drops to the unprivileged user and execs
- * Chromium (same pid, same pipe file descriptors, so puppeteer's pipe transport and kill work).
+ * A private directory with a small wrapper that (1) moves itself into Chromium's cgroup, (2) as
+ * root drops to the unprivileged user, then execs Chromium: same pid, same pipe file descriptors,
+ * so puppeteer's pipe transport and kill work. Joining before the exec is what makes the cgroup
+ * race-free: every process Chromium ever forks starts inside it.
  */
-function setprivWrapper(chromiumPath: string, uid: number, gid: number): { dir: string; path: string } {
+function launchWrapper(chromiumPath: string, drop: { uid: number; gid: number } | null, cgroup: ChromiumCgroup | null): { dir: string; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'chartshot-launch-'));
   const path = join(dir, 'chromium');
   const quoted = `'${chromiumPath.replace(/'/g, `'\\''`)}'`;
-  writeFileSync(path, `#!/bin/sh\nexec ${SETPRIV} --reuid=${uid} --regid=${gid} --clear-groups --inh-caps=-all -- ${quoted} "$@"\n`, { mode: 0o700 });
+  const exec = drop ? `exec ${SETPRIV} --reuid=${drop.uid} --regid=${drop.gid} --clear-groups --inh-caps=-all -- ${quoted} "$@"` : `exec ${quoted} "$@"`;
+  writeFileSync(path, `#!/bin/sh\n${cgroup ? cgroup.joinScript() + '\n' : ''}${exec}\n`, { mode: 0o700 });
   return { dir, path };
 }
 
@@ -103,6 +109,9 @@ export interface LaunchedBrowser {
   sandbox: SandboxMode;
   /** The user id Chromium runs as. */
   uid: number;
+  /** The cgroup around Chromium's process tree, or null (memoryWall says why). */
+  cgroup: ChromiumCgroup | null;
+  memoryWall: MemoryWallStatus;
   /** Closes the browser (kills it after a deadline) and removes its profile directory. */
   close(): Promise<void>;
 }
@@ -131,7 +140,11 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
   const uid = mode === 'setpriv' ? (opts.chromiumUid ?? NOBODY) : (process.getuid?.() ?? -1);
   const gid = mode === 'setpriv' ? (opts.chromiumGid ?? NOBODY) : (process.getgid?.() ?? -1);
   const profile = freshProfile(mode === 'setpriv' ? { uid, gid } : null);
-  const wrapper = mode === 'setpriv' ? setprivWrapper(opts.chromiumPath, uid, gid) : null;
+  const made = opts.memoryWall ? await ChromiumCgroup.create(opts.memoryWall) : { reason: 'turned off (CHROMIUM_MEMORY_MB=0)' };
+  const cgroup = made instanceof ChromiumCgroup ? made : null;
+  const memoryWall = cgroup ? cgroup.status() : noWall((made as { reason: string }).reason);
+  if (!cgroup && opts.memoryWall) log.warn({ memoryWall }, 'Chromium runs WITHOUT a cgroup memory limit: only the in-page allocation budget bounds its memory');
+  const wrapper = mode === 'setpriv' || cgroup ? launchWrapper(opts.chromiumPath, mode === 'setpriv' ? { uid, gid } : null, cgroup) : null;
   const removeWrapper = () => wrapper && rmSync(wrapper.dir, { recursive: true, force: true });
   let browser: Browser;
   try {
@@ -153,6 +166,7 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
   } catch (err) {
     removeWrapper();
     rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+    await cgroup?.remove();
     throw err;
   }
   // Chromium has exec'd over the wrapper (same pid): the script is no longer needed.
@@ -180,15 +194,22 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
       setTimeout(() => rmSync(profile, { recursive: true, force: true, maxRetries: 3 }), 1000).unref();
     }
   };
-  // Each launch leaves its profile in /tmp: remove it whenever the process ends.
-  proc?.once('exit', removeProfile);
-  log.info({ pid: proc?.pid, sandbox: mode, uid }, 'browser launched');
+  // Each launch leaves its profile in /tmp (and its cgroup): remove them whenever the process ends.
+  let groupGone: Promise<boolean> | null = null;
+  const removeGroup = () => (groupGone ??= cgroup ? cgroup.remove() : Promise.resolve(true));
+  proc?.once('exit', () => {
+    removeProfile();
+    void removeGroup().then((gone) => gone || log.warn({ dirs: cgroup?.dirs }, 'Chromium cgroup could not be removed'));
+  });
+  log.info({ pid: proc?.pid, sandbox: mode, uid, memoryWall }, 'browser launched');
   return {
     browser,
     pid: proc?.pid,
     profileDir: profile,
     sandbox: mode,
     uid,
+    cgroup,
+    memoryWall,
     async close() {
       const killTimer = setTimeout(() => proc?.kill('SIGKILL'), 5000);
       try {
@@ -198,6 +219,7 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
       } finally {
         clearTimeout(killTimer);
         removeProfile();
+        await removeGroup();
       }
     },
   };

@@ -26,6 +26,9 @@ export interface PageRequest {
   /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
    *  refused inside the page, so the bytes never cross CDP. Absent: the page's own ceiling. */
   maxImageBytes?: number;
+  /** MB caller code may allocate in typed arrays, canvases and images in this render
+   *  (renderer-page/alloc-guard.js); absent: the page's default. */
+  memoryBudgetMb?: number;
 }
 
 export interface PageResult {
@@ -43,7 +46,8 @@ export interface PageResult {
 /** Why a render did not produce an image. `config` = the chart config itself was refused by Chart.js. */
 export class RenderError extends Error {
   constructor(
-    readonly kind: 'config' | 'timeout' | 'crash' | 'busy' | 'too_large',
+    /** memory: the render went over its memory budget in the page, or Chromium's cgroup limit. */
+    readonly kind: 'config' | 'timeout' | 'crash' | 'busy' | 'too_large' | 'memory',
     message: string,
     /** busy only: the estimated time until a page would be free (Retry-After). */
     readonly retryAfterMs?: number,
@@ -243,8 +247,14 @@ export class RenderPage {
         const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
         throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
       }
-      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean; imageBytes?: number } | undefined;
+      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean; imageBytes?: number; memoryBudget?: boolean } | undefined;
       if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
+      if (value.ok === false && value.memoryBudget === true) {
+        // what the refused allocations left behind (and whatever caller code still holds) goes
+        // with the page's renderer: the page is replaced, not reset
+        this.markDead('memory budget exceeded');
+        throw new RenderError('memory', String(value.error).slice(0, 300));
+      }
       if (value.ok === false) {
         throw new RenderError(typeof value.imageBytes === 'number' ? 'too_large' : 'config', String(value.error).slice(0, 300));
       }

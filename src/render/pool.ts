@@ -9,6 +9,7 @@ import { RenderError, RenderPage, WARMUP, quietDomains, sleep, toWire, withDeadl
 import { DocumentPrinter } from './printer.js';
 import { RendererFingerprint, chartjsVersions, fontsHash, parseChromiumVersion } from './fingerprint.js';
 import type { Logger } from '../log.js';
+import type { MemoryWallStatus } from './cgroup.js';
 
 export { RenderError, type PageRequest, type PageResult } from './page.js';
 
@@ -32,11 +33,17 @@ export interface PoolOptions {
   /** How long a request waits for a busy page of its version before switching another page
    *  (default VERSION_WAIT_MS). */
   versionWaitMs?: number;
+  /** The cgroup around Chromium (cgroup.ts); absent: none is made. */
+  memoryWall?: { memoryMb: number; pidsMax: number };
+  /** MB of typed arrays, canvases and images caller code may allocate per render (alloc-guard.js). */
+  renderMemoryMb?: number;
 }
 
 /** Chart.js 4 is what a page loads first, and where an idle page of another version returns. */
 export const DEFAULT_CHARTJS: ChartjsVersion = 4;
 export const VERSION_IDLE_MS = 60000;
+/** The in-page allocation budget when none is set: alloc-guard.js's own default. */
+export const DEFAULT_RENDER_MEMORY_MB = 256;
 /** How long a request waits for a busy page of its version before switching another page: about
  *  what a switch costs (a harness load), several renders' worth. */
 export const VERSION_WAIT_MS = 150;
@@ -67,6 +74,8 @@ export interface PoolStats {
   versions?: Record<ChartjsVersion, number>;
   /** Pages loaded with another Chart.js version's harness (both ways). */
   versionSwitches?: number;
+  /** The memory wall: Chromium's cgroup and the in-page allocation budget. */
+  memoryWall?: MemoryWallStatus & { renderBudgetMb: number };
 }
 
 export interface RendererInfo {
@@ -174,7 +183,7 @@ export class PagePool {
     if (this.current?.browser.connected) return Promise.resolve(this.current);
     if (this.closing) return Promise.reject(new Error('pool is closing'));
     if (!this.launching) {
-      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath, sandbox: this.sandboxMode }, this.log)
+      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath, sandbox: this.sandboxMode, memoryWall: this.opts.memoryWall }, this.log)
         .then((lb) => {
           this.sandboxMode = lb.sandbox;
           this.chromiumUid = lb.uid;
@@ -234,6 +243,8 @@ export class PagePool {
       page.on('request', (req) => this.intercept(req));
       // every document of the page, iframes caller code creates included: no console, no network APIs
       await page.evaluateOnNewDocument(this.files.get('/lockdown.js')!.body.toString('utf8'));
+      // and the allocation budget: an iframe's realm counts into its page's budget
+      await page.evaluateOnNewDocument(this.files.get('/alloc-guard.js')!.body.toString('utf8'));
       await quietDomains(page);
       await rp.load(15000, false);
       await rp.render(await toWire(WARMUP));
@@ -439,14 +450,17 @@ export class PagePool {
   async render(req: PageRequest, owner = '', signal?: AbortSignal): Promise<PageResult> {
     const version = req.chartjs ?? DEFAULT_CHARTJS;
     this.lastAsked.set(version, performance.now());
-    const wire = await toWire(req, this.opts.deflateFrom);
+    const wire = await toWire(this.opts.renderMemoryMb ? { ...req, memoryBudgetMb: this.opts.renderMemoryMb } : req, this.opts.deflateFrom);
     const rp = await this.acquire(owner, signal, version);
     const leased = performance.now();
     let reset = true;
     try {
       if (rp.version !== version) await this.switchVersion(rp, version);
       this.counters.renders++;
-      const res = await rp.render(wire);
+      const oomBefore = this.oomKills();
+      const res = await rp.render(wire).catch((err: unknown) => {
+        throw this.oomKills() > oomBefore ? this.overMemory() : err;
+      });
       rp.renders++;
       // no caller code ran, or all of it was proven pure and left nothing behind
       reset = res.needsReset !== false;
@@ -455,6 +469,17 @@ export class PagePool {
       // a refused config may have left half-built state behind: reset before reuse
       void this.giveBack(rp, reset, leased);
     }
+  }
+
+  /** Processes of Chromium the kernel's OOM killer ended inside its cgroup (0 without one). */
+  private oomKills(): number {
+    return this.current?.cgroup?.oomKills() ?? 0;
+  }
+
+  /** A renderer ended by the cgroup's OOM killer during a render: a clear error, not a crash. */
+  private overMemory(): RenderError {
+    const mb = this.current?.memoryWall.limitMb;
+    return new RenderError('memory', `the render exceeded Chromium's memory limit (CHROMIUM_MEMORY_MB = ${mb} MB) and its renderer was stopped`);
   }
 
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
@@ -521,6 +546,7 @@ export class PagePool {
       browserConnected: this.current?.browser.connected === true,
       admission: this.gate.stats(),
       ...(this.sandboxMode && { renderer: this.rendererInfo() }),
+      ...(this.current && { memoryWall: { ...this.current.memoryWall, renderBudgetMb: this.opts.renderMemoryMb ?? DEFAULT_RENDER_MEMORY_MB } }),
       prints: this.printer.stats(),
       versions: this.versionCounts(),
     };
@@ -542,6 +568,11 @@ export class PagePool {
   fingerprint(): RendererFingerprint {
     if (!this.print) throw new Error('pool not started');
     return this.print;
+  }
+
+  /** The running browser's launch (pid, cgroup), for tests and diagnostics. */
+  currentLaunch(): LaunchedBrowser | null {
+    return this.current;
   }
 
   /** The running browser, for tests and diagnostics that count its targets or inspect pages. */

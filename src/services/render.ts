@@ -125,8 +125,10 @@ export class RenderService {
       const ms = performance.now() - started;
       if (err instanceof RenderError) {
         // an oversized image is the caller's config, as far as the metrics go
-        this.observer?.rendered(req.format, err.kind === 'too_large' ? 'config' : err.kind, ms);
+        this.observer?.rendered(req.format, err.kind === 'too_large' || err.kind === 'memory' ? 'config' : err.kind, ms);
         if (err.kind === 'too_large') throw invalidInput(tooLargeDetail(err.message, req, this.opts.maxImageBytes));
+        // "render exceeded its memory budget of N MB", or Chromium's cgroup limit
+        if (err.kind === 'memory') throw invalidInput(err.message);
         throw toAppError(err, req);
       }
       this.observer?.rendered(req.format, 'crash', ms);

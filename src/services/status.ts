@@ -12,6 +12,8 @@ export interface StatusReport {
   oauth: { google: boolean };
   /** How Chromium is contained; sandbox "off" comes with a warning (still healthy). */
   renderer?: RendererInfo & { warning?: string };
+  /** Chromium's cgroup and the in-page allocation budget; cgroup "none" says why in reason. */
+  memoryWall?: NonNullable<PoolStats['memoryWall']>;
   timestamp: string;
 }
 
@@ -68,6 +70,7 @@ export class StatusService {
       kvLatency: kvLatency.ms,
       oauth: { google: this.opts.googleOAuth },
       ...this.renderer(),
+      ...this.memoryWall(),
       timestamp: new Date(this.clock.now()).toISOString(),
     };
     const reason = health.ok ? kvLatency.reason : health.reason;
@@ -81,6 +84,11 @@ export class StatusService {
     if (!r) return {};
     if (r.sandbox === 'on') return { renderer: { ...r } };
     return { renderer: { ...r, warning: "Chromium's sandbox is off (--no-sandbox): caller code is contained only by the page" } };
+  }
+
+  private memoryWall(): Pick<StatusReport, 'memoryWall'> {
+    const w = this.pool.stats().memoryWall;
+    return w ? { memoryWall: { ...w } } : {};
   }
 
   private async kvLatency(): Promise<{ ms: number; reason?: string }> {

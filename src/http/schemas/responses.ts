@@ -51,6 +51,19 @@ export const statusSchema = {
         },
       },
     },
+    memoryWall: {
+      type: 'object',
+      description:
+        "What bounds Chromium's memory. `cgroup`: the kernel limit on Chromium's whole process tree (`none`: no cgroup could be made, `reason` says why; then only the in-page budget holds). `renderBudgetMb`: what caller code may allocate in one render.",
+      required: ['cgroup', 'limitMb', 'pidsMax', 'renderBudgetMb'],
+      properties: {
+        cgroup: { type: 'string', enum: ['v1', 'v2', 'none'] },
+        limitMb: { type: ['integer', 'null'], description: 'CHROMIUM_MEMORY_MB, when a cgroup holds it.' },
+        pidsMax: { type: ['integer', 'null'], description: 'CHROMIUM_PIDS_MAX, when a cgroup holds it.' },
+        renderBudgetMb: { type: 'integer', description: 'RENDER_MEMORY_MB: typed arrays, canvases and images per render.' },
+        reason: { type: 'string', description: 'Why there is no cgroup, or no task limit.' },
+      },
+    },
     timestamp: { ...isoTimestamp, description: 'When this report was made.' },
   },
 } as const;

@@ -1,0 +1,299 @@
+// The memory wall around Chromium: a cgroup (v2, or v1 on older and hybrid hosts) with a memory
+// limit and a task limit that the browser joins before it forks anything, so every renderer it
+// ever starts is inside. When the group's limit is hit, the kernel's OOM killer picks a process
+// inside the group (a renderer: Chromium gives them a high oom_score_adj), never the service or
+// anything else on the host. Why and what without cgroups: docs/decisions/0014-memory-wall.md.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export type CgroupVersion = 'v1' | 'v2';
+
+/** What /v1/status says about the wall (docs in README "Security model"). */
+export interface MemoryWallStatus {
+  cgroup: CgroupVersion | 'none';
+  /** The cgroup's memory limit for Chromium's whole process tree, MB; null without a cgroup. */
+  limitMb: number | null;
+  /** The cgroup's task limit (processes and threads); null without one. */
+  pidsMax: number | null;
+  /** Why there is no cgroup (or no task limit): what to change to get one. */
+  reason?: string;
+}
+
+export interface CgroupOptions {
+  memoryMb: number;
+  pidsMax: number;
+  /** Where cgroup filesystems are mounted (tests point it elsewhere). */
+  root?: string;
+  /** The text of /proc/self/cgroup (tests pass their own). */
+  selfCgroup?: string;
+  /** Checks that a process can join (a short-lived shell writes its pid); tests may skip it. */
+  probeJoin?: boolean;
+}
+
+/** Our groups: chartshot-<pid of the service>-<random>; a dead owner means a crashed run. */
+const PREFIX = 'chartshot-';
+const NAME_RE = /^chartshot-(\d+)-[0-9a-f]+$/;
+
+interface Layout {
+  version: CgroupVersion;
+  /** v2: the one parent; v1: the memory parent, then the pids parent when there is one. */
+  parents: { controller: 'memory' | 'pids' | 'unified'; dir: string }[];
+  pidsReason?: string;
+}
+
+/** Where this process sits, per hierarchy: "0::/a/b" (v2), "4:memory:/x" (v1). */
+function ownPaths(selfCgroup: string): { unified?: string; memory?: string; pids?: string } {
+  const out: { unified?: string; memory?: string; pids?: string } = {};
+  for (const line of selfCgroup.split('\n')) {
+    const m = /^(\d+):([^:]*):(.*)$/.exec(line.trim());
+    if (!m) continue;
+    const [, id, ctrls, path] = m;
+    // a service that moved itself to a leaf (enableV2Controllers) makes its groups beside that leaf
+    if (id === '0' && ctrls === '') out.unified = path!.replace(new RegExp(`/${PREFIX}service-${process.pid}$`), '') || '/';
+    for (const c of ctrls!.split(',')) {
+      if (c === 'memory') out.memory = path;
+      if (c === 'pids') out.pids = path;
+    }
+  }
+  return out;
+}
+
+const read = (p: string) => readFileSync(p, 'utf8').trim();
+const words = (p: string) => (existsSync(p) ? read(p).split(/\s+/).filter(Boolean) : []);
+function errText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  return e.code ? `${e.code} (${e.syscall ?? 'write'} ${e.path ?? ''})`.replace(/ \)$/, ')') : String(e.message ?? e);
+}
+
+/**
+ * The hierarchy to use, and under which parent: always under the group this process is in, so
+ * the wall nests inside whatever limits the host, a container or a systemd unit already set.
+ * v2 first (a pure v2 mount, or a hybrid host's unified mount with the memory controller), then v1.
+ */
+function findLayout(root: string, selfCgroup: string): Layout | { reason: string } {
+  const own = ownPaths(selfCgroup);
+  for (const unified of [root, join(root, 'unified')]) {
+    if (own.unified === undefined || !words(join(unified, 'cgroup.controllers')).includes('memory')) continue;
+    const parent = join(unified, own.unified);
+    const enabled = enableV2Controllers(parent);
+    if ('reason' in enabled) return enabled;
+    return { version: 'v2', parents: [{ controller: 'unified', dir: parent }], ...(enabled.pids ? {} : { pidsReason: 'the pids controller is not available in this cgroup' }) };
+  }
+  if (own.memory !== undefined && existsSync(join(root, 'memory', 'cgroup.procs'))) {
+    const parents: Layout['parents'] = [{ controller: 'memory', dir: join(root, 'memory', own.memory) }];
+    let pidsReason: string | undefined;
+    if (own.pids !== undefined && existsSync(join(root, 'pids', 'cgroup.procs'))) parents.push({ controller: 'pids', dir: join(root, 'pids', own.pids) });
+    else pidsReason = 'no v1 pids controller on this host';
+    return { version: 'v1', parents, ...(pidsReason ? { pidsReason } : {}) };
+  }
+  if (!existsSync(root)) return { reason: `no cgroup filesystem at ${root}` };
+  return { reason: `no memory controller in ${root} (neither a cgroup v2 with memory nor a v1 memory hierarchy)` };
+}
+
+/**
+ * v2 children get memory (and pids) only when the parent delegates them in cgroup.subtree_control,
+ * which a group with processes of its own may not do ("no internal processes"). When this
+ * service is the only process there (a container, a systemd unit with Delegate=yes), it moves
+ * itself into a leaf child first, as systemd asks delegated services to do.
+ */
+function enableV2Controllers(parent: string): { pids: boolean } | { reason: string } {
+  const available = words(join(parent, 'cgroup.controllers'));
+  if (!available.includes('memory')) return { reason: `cgroup v2: the memory controller is not delegated to ${parent}` };
+  const want = ['memory', ...(available.includes('pids') ? ['pids'] : [])];
+  const missing = () => want.filter((c) => !words(join(parent, 'cgroup.subtree_control')).includes(c));
+  if (missing().length === 0) return { pids: want.includes('pids') };
+  const enable = () => writeFileSync(join(parent, 'cgroup.subtree_control'), missing().map((c) => '+' + c).join(' '));
+  try {
+    enable();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EBUSY') return { reason: `cgroup v2: cannot enable ${missing().join(', ')} in ${parent}: ${errText(err)}` };
+    const procs = words(join(parent, 'cgroup.procs'));
+    if (procs.some((p) => p !== String(process.pid))) {
+      return { reason: `cgroup v2: ${parent} holds other processes, so it cannot delegate memory to a child (give the service a delegated cgroup of its own, e.g. systemd Delegate=yes)` };
+    }
+    try {
+      const leaf = join(parent, `${PREFIX}service-${process.pid}`);
+      mkdirSync(leaf, { recursive: true });
+      writeFileSync(join(leaf, 'cgroup.procs'), String(process.pid));
+      enable();
+    } catch (err2) {
+      return { reason: `cgroup v2: cannot move the service to a leaf of ${parent}: ${errText(err2)}` };
+    }
+  }
+  return { pids: want.includes('pids') };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function procsOf(dir: string): number[] {
+  try {
+    return words(join(dir, 'cgroup.procs')).map(Number).filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Kills what is left in a group and removes it; a group that will not go is left (false). */
+async function removeGroup(dir: string, deadlineMs = 3000): Promise<boolean> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    if (!existsSync(dir)) return true;
+    try {
+      rmdirSync(dir);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return true;
+      if (code !== 'EBUSY' || Date.now() > until) return false;
+    }
+    // Chromium's children outlive the browser by a moment; any still there are ours to end.
+    if (existsSync(join(dir, 'cgroup.kill'))) {
+      try {
+        writeFileSync(join(dir, 'cgroup.kill'), '1');
+      } catch {
+        /* older kernel: kill one by one below */
+      }
+    }
+    for (const pid of procsOf(dir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    await sleep(50);
+  }
+}
+
+/**
+ * Groups of runs that crashed (their owner's pid is gone) under `parent`: their processes are
+ * killed and the groups removed. Groups of live instances, and anything not ours, are left.
+ */
+async function sweepLeftovers(parent: string): Promise<void> {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = NAME_RE.exec(name) ?? /^chartshot-service-(\d+)$/.exec(name);
+    if (!m || isAlive(Number(m[1]))) continue;
+    await removeGroup(join(parent, name), 1000);
+  }
+}
+
+/** One cgroup (one directory per v1 hierarchy) holding one browser's process tree. */
+export class ChromiumCgroup {
+  private constructor(
+    readonly version: CgroupVersion,
+    /** The group's directories: v2 one, v1 memory (and pids). */
+    readonly dirs: string[],
+    readonly limitMb: number,
+    readonly pidsMax: number | null,
+    private readonly pidsReason: string | undefined,
+  ) {}
+
+  /** Creates the group, or says why it cannot. Never throws. */
+  static async create(opts: CgroupOptions): Promise<ChromiumCgroup | { reason: string }> {
+    const root = opts.root ?? '/sys/fs/cgroup';
+    let selfCgroup: string;
+    try {
+      selfCgroup = opts.selfCgroup ?? readFileSync('/proc/self/cgroup', 'utf8');
+    } catch (err) {
+      return { reason: `cannot read /proc/self/cgroup: ${errText(err)}` };
+    }
+    const layout = findLayout(root, selfCgroup);
+    if ('reason' in layout) return layout;
+    for (const p of layout.parents) await sweepLeftovers(p.dir);
+    const name = `${PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`;
+    const made: string[] = [];
+    const bytes = String(opts.memoryMb * 1024 * 1024);
+    try {
+      let pidsMax: number | null = null;
+      for (const p of layout.parents) {
+        const dir = join(p.dir, name);
+        mkdirSync(dir);
+        made.push(dir);
+        if (p.controller === 'unified') {
+          writeFileSync(join(dir, 'memory.max'), bytes);
+          // no swap: the host never swaps for Chromium (absent when the kernel has no swap accounting)
+          if (existsSync(join(dir, 'memory.swap.max'))) writeFileSync(join(dir, 'memory.swap.max'), '0');
+          if (!layout.pidsReason) {
+            writeFileSync(join(dir, 'pids.max'), String(opts.pidsMax));
+            pidsMax = opts.pidsMax;
+          }
+        } else if (p.controller === 'memory') {
+          writeFileSync(join(dir, 'memory.limit_in_bytes'), bytes);
+          // memory + swap at the same figure: no swap (memsw exists only with swap accounting on)
+          if (existsSync(join(dir, 'memory.memsw.limit_in_bytes'))) writeFileSync(join(dir, 'memory.memsw.limit_in_bytes'), bytes);
+        } else {
+          writeFileSync(join(dir, 'pids.max'), String(opts.pidsMax));
+          pidsMax = opts.pidsMax;
+        }
+      }
+      const group = new ChromiumCgroup(layout.version, made, opts.memoryMb, pidsMax, layout.pidsReason);
+      if (opts.probeJoin !== false) {
+        const probe = spawnSync('/bin/sh', ['-c', group.joinScript()], { timeout: 5000, encoding: 'utf8' });
+        if (probe.status !== 0) throw new Error(`a process cannot join ${made.join(', ')}: ${probe.stderr.trim() || 'exit ' + String(probe.status)}`);
+      }
+      return group;
+    } catch (err) {
+      for (const dir of made.reverse()) await removeGroup(dir, 1000);
+      return { reason: `cgroup ${layout.version}: cannot create ${name} under ${layout.parents.map((p) => p.dir).join(', ')}: ${errText(err)}` };
+    }
+  }
+
+  /** The cgroup.procs files a process writes its pid to, to join. */
+  get procsFiles(): string[] {
+    return this.dirs.map((d) => join(d, 'cgroup.procs'));
+  }
+
+  /** Shell lines that move the shell itself ($$) into the group, failing loudly. */
+  joinScript(): string {
+    return this.procsFiles.map((f) => `echo $$ > '${f.replace(/'/g, `'\\''`)}' || exit 97`).join('\n');
+  }
+
+  /** Pids of the processes in the group now. */
+  pids(): number[] {
+    return procsOf(this.dirs[0]!);
+  }
+
+  /** Times the kernel's OOM killer ended a process of this group (v1 memory.oom_control, v2 memory.events). */
+  oomKills(): number {
+    const file = this.version === 'v2' ? 'memory.events' : 'memory.oom_control';
+    try {
+      const m = /^oom_kill (\d+)$/m.exec(readFileSync(join(this.dirs[0]!, file), 'utf8'));
+      return m ? Number(m[1]) : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  status(): MemoryWallStatus {
+    return { cgroup: this.version, limitMb: this.limitMb, pidsMax: this.pidsMax, ...(this.pidsReason ? { reason: `no task limit: ${this.pidsReason}` } : {}) };
+  }
+
+  /** Ends whatever is left in the group and removes it (true when every directory is gone). */
+  async remove(): Promise<boolean> {
+    let all = true;
+    for (const dir of this.dirs) if (!(await removeGroup(dir))) all = false;
+    return all;
+  }
+}
+
+/** The status without a cgroup. */
+export function noWall(reason: string): MemoryWallStatus {
+  return { cgroup: 'none', limitMb: null, pidsMax: null, reason };
+}
