@@ -297,3 +297,9 @@ export class ChromiumCgroup {
 export function noWall(reason: string): MemoryWallStatus {
   return { cgroup: 'none', limitMb: null, pidsMax: null, reason };
 }
+
+/** The directories this process makes Chromium's groups under (tests plant leftovers there). */
+export function groupParents(root = '/sys/fs/cgroup', selfCgroup = readFileSync('/proc/self/cgroup', 'utf8')): string[] {
+  const layout = findLayout(root, selfCgroup);
+  return 'reason' in layout ? [] : layout.parents.map((p) => p.dir);
+}
