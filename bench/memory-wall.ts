@@ -25,20 +25,18 @@ function pssBytes(pid: number): number {
 /** The browser and every descendant: pid -> parent from /proc/<pid>/stat. */
 function treePssBytes(): number {
   const parent = new Map<number, number>();
-  const rss = new Map<number, number>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       parent.set(Number(d), Number(f[1]));
-      rss.set(Number(d), 0);
     } catch {
       /* gone */
     }
   }
   let sum = 0;
-  for (const [pid, bytes] of rss) {
+  for (const pid of parent.keys()) {
     for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
       if (p === root) {
         sum += pssBytes(pid);
