@@ -60,6 +60,8 @@ function ownPaths(selfCgroup: string): { unified?: string; memory?: string; pids
   return out;
 }
 
+/** A cgroup's directory: its mount plus its path ("/" is the mount itself). */
+const under = (mount: string, path: string) => join(mount, path).replace(/(?<=.)\/+$/, '');
 const read = (p: string) => readFileSync(p, 'utf8').trim();
 const words = (p: string) => (existsSync(p) ? read(p).split(/\s+/).filter(Boolean) : []);
 function errText(err: unknown): string {
@@ -76,15 +78,15 @@ function findLayout(root: string, selfCgroup: string): Layout | { reason: string
   const own = ownPaths(selfCgroup);
   for (const unified of [root, join(root, 'unified')]) {
     if (own.unified === undefined || !words(join(unified, 'cgroup.controllers')).includes('memory')) continue;
-    const parent = join(unified, own.unified);
+    const parent = under(unified, own.unified);
     const enabled = enableV2Controllers(parent);
     if ('reason' in enabled) return enabled;
     return { version: 'v2', parents: [{ controller: 'unified', dir: parent }], ...(enabled.pids ? {} : { pidsReason: 'the pids controller is not available in this cgroup' }) };
   }
   if (own.memory !== undefined && existsSync(join(root, 'memory', 'cgroup.procs'))) {
-    const parents: Layout['parents'] = [{ controller: 'memory', dir: join(root, 'memory', own.memory) }];
+    const parents: Layout['parents'] = [{ controller: 'memory', dir: under(join(root, 'memory'), own.memory) }];
     let pidsReason: string | undefined;
-    if (own.pids !== undefined && existsSync(join(root, 'pids', 'cgroup.procs'))) parents.push({ controller: 'pids', dir: join(root, 'pids', own.pids) });
+    if (own.pids !== undefined && existsSync(join(root, 'pids', 'cgroup.procs'))) parents.push({ controller: 'pids', dir: under(join(root, 'pids'), own.pids) });
     else pidsReason = 'no v1 pids controller on this host';
     return { version: 'v1', parents, ...(pidsReason ? { pidsReason } : {}) };
   }

@@ -31,6 +31,15 @@ describe('StatusService', () => {
     expect(pool.probes()).to.equal(1);
   });
 
+  it('reports the memory wall as the pool has it, a cgroup or none with the reason', async () => {
+    const on = { cgroup: 'v2' as const, limitMb: 2048, pidsMax: 576, renderBudgetMb: 256 };
+    expect((await new StatusService(fakePool({ memoryWall: on }), store, opts).report()).memoryWall).to.deep.equal(on);
+    const off = { cgroup: 'none' as const, limitMb: null, pidsMax: null, renderBudgetMb: 256, reason: 'no cgroup filesystem at /sys/fs/cgroup' };
+    const r = await new StatusService(fakePool({ memoryWall: off }), store, opts).report();
+    expect(r.memoryWall).to.deep.equal(off);
+    expect(r.status).to.equal('healthy');
+  });
+
   it('reuses a probe result within its ttl', async () => {
     const pool = fakePool({});
     const svc = new StatusService(pool, store, opts);
