@@ -117,6 +117,7 @@ export class PagePool {
   /** The sandbox mode the first launch settled on (relaunches reuse it), and Chromium's uid. */
   private sandboxMode: SandboxMode | undefined;
   private chromiumUid = -1;
+  private memoryWall: MemoryWallStatus | undefined;
   private readonly livePages = new Set<RenderPage>();
   /** Pages out of generic-pool (leased, being reset or switched); the rest of livePages is idle. */
   private readonly leased = new Set<RenderPage>();
@@ -187,6 +188,8 @@ export class PagePool {
         .then((lb) => {
           this.sandboxMode = lb.sandbox;
           this.chromiumUid = lb.uid;
+          // kept while a relaunch is under way: /v1/status still says what the wall is
+          this.memoryWall = lb.memoryWall;
           this.current = lb;
           this.profiles.push(lb.profileDir);
           this.watch(lb);
@@ -546,7 +549,7 @@ export class PagePool {
       browserConnected: this.current?.browser.connected === true,
       admission: this.gate.stats(),
       ...(this.sandboxMode && { renderer: this.rendererInfo() }),
-      ...(this.current && { memoryWall: { ...this.current.memoryWall, renderBudgetMb: this.opts.renderMemoryMb ?? DEFAULT_RENDER_MEMORY_MB } }),
+      ...(this.memoryWall && { memoryWall: { ...this.memoryWall, renderBudgetMb: this.opts.renderMemoryMb ?? DEFAULT_RENDER_MEMORY_MB } }),
       prints: this.printer.stats(),
       versions: this.versionCounts(),
     };
