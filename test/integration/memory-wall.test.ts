@@ -98,6 +98,19 @@ describe('memory wall: in-page allocation budget and Chromium cgroup', function 
       });
     }
 
+    it('the Chart.js 2 and 3 pages count too (QuickChart route, version 2 and 3)', async () => {
+      const hold = 'var k = []; for (var i = 0; i < 32; i++) k.push(new Float64Array(8 * 1048576).fill(1)); window.__k = k;';
+      for (const version of ['2', '3']) {
+        const res = await post(s.url, '/chart', { chart: withAfterDraw(hold), version, width: 300, height: 150 }, apiKey(paid));
+        expect(res.status, `Chart.js ${version}`).to.equal(400);
+        expect(res.headers.get('x-quickchart-error'), `Chart.js ${version}`).to.include('render exceeded its memory budget of 64 MB');
+        await res.arrayBuffer();
+        const next = await post(s.url, '/chart', { chart: BAR, version, width: 300, height: 150 }, apiKey(paid));
+        expect(next.status, `Chart.js ${version}, the next render`).to.equal(200);
+        await next.arrayBuffer();
+      }
+    });
+
     it("the harness's own canvas does not count: a 6000x6000 backing store renders under a 64 MB budget", async () => {
       const res = await send(paid, BAR, { width: 2000, height: 2000, devicePixelRatio: 3 });
       expect(res.status).to.equal(200);
