@@ -183,7 +183,7 @@ export function configJsonOf(config: ChartConfig): string {
  * text as it will reach the page (key order kept: it can change the image, e.g. a data object's
  * keys are its labels in order). Keys the coalescing of renders in flight and the short-chart
  * record; a 100,000-point config hashes in about 2 ms where requestDigest takes about 45 ms.
- * The open endpoint keys its cache by requestDigest (key order ignored) instead.
+ * Every cache and coalescing key is this digest: the image is drawn from exactly this text.
  */
 export function renderDigest(req: RenderRequest): string {
   const head = JSON.stringify({ w: req.width, h: req.height, f: req.format, b: req.backgroundColor, fn: req.allowFunctions, wm: req.watermark, ...variant(req) });

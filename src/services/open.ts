@@ -3,7 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import { clientKey } from '../chart/clientAddress.js';
 import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type OpenChartQuery, type OpenRequest } from '../chart/open.js';
-import { requestDigest, type RenderRequest } from '../chart/request.js';
+import { renderDigest, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';
 import type { OpenRenderWindows, StoredImage } from '../store/types.js';
 import type { Clock } from '../clock.js';
@@ -49,8 +49,12 @@ interface AdmittedTarget {
 }
 
 // How it caches and counts:
-// - Cache key: a digest of the normalised request ("open:" + requestDigest), so two URLs that
-//   differ only in parameter order, JSON key order or unknown parameters share one image.
+// - Cache key: a digest of exactly what the page draws ("open:" + renderDigest: the config's
+//   JSON text as it reaches the page, key order kept, plus the normalised size, format and
+//   background), so two URLs that differ only in parameter order, explicit defaults or unknown
+//   parameters share one image, while two configs whose keys come in another order do not (a
+//   data object's key order is the order of its points: whoever asked first would otherwise
+//   decide the image every caller of the other URL gets, marked immutable).
 // - TTL 30 days: the persistent tier cannot be grown without bound by anonymous traffic,
 //   while the rendering is deterministic (toDataURL is byte-identical across renders), so an
 //   image re-rendered after expiry has the same bytes and ETag as before.
@@ -91,7 +95,7 @@ export class OpenChartService {
    */
   async render(query: OpenChartQuery, clientIp: string, target?: string, signal?: AbortSignal): Promise<OpenImage> {
     const req = parseOpenQuery(query);
-    const digest = requestDigest(req.render);
+    const digest = renderDigest(req.render);
     const key = `open:${digest}`;
     const edit = playgroundUrl(this.opts.publicBaseUrl, req, digest);
     const editUrl = edit.url;
@@ -121,7 +125,7 @@ export class OpenChartService {
    * the same cache, per-address window and fair queue as render(), without the playground link.
    */
   async renderPrepared(req: RenderRequest, clientIp: string, signal?: AbortSignal): Promise<Omit<OpenImage, 'editUrl'>> {
-    const digest = requestDigest(req);
+    const digest = renderDigest(req);
     const key = `open:${digest}`;
     const hit = await this.cache.get(key);
     if (hit) {

@@ -16,7 +16,7 @@ export interface RenderedImage {
   renderMs: number;
   /** True when this call joined a render already in flight. */
   coalesced: boolean;
-  /** requestDigest of the request: callers that key caches or records by it need not hash again. */
+  /** renderDigest of the request (or the caller's own digest): callers that key caches or records by it need not hash again. */
   digest: string;
   /** X-Chartshot-Renderer of the Chart.js version that drew it (absent when the pool cannot tell). */
   renderer?: string;
@@ -75,7 +75,7 @@ export class RenderService {
    * the caller for the pool's fair admission queue (an account id, a client address): under
    * overload each owner waits in its own line, served in turn. A request that joins a render
    * in flight costs no page and is not queued. `digest` keys that sharing: renderDigest(req)
-   * unless the caller keys its own cache by another digest of the request (the open endpoint).
+   * unless the caller has computed it already (the open endpoint keys its cache by it too).
    * `signal` aborts when the client goes away: a render every caller of which has gone leaves
    * the admission queue.
    */

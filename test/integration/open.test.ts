@@ -141,15 +141,32 @@ describe('GET /v1/open/chart', function () {
       expect(renders, 'hits never render').to.equal(before);
     });
 
-    it('the cache key is the normalised request: key order, explicit defaults and unknown parameters do not matter', async () => {
+    it('the cache key is what the page draws: explicit defaults and unknown parameters do not matter, key order does', async () => {
       const c1 = '{"type":"line","data":{"labels":["a","b"],"datasets":[{"data":[1,4]}]}}';
       const c2 = '{"data":{"datasets":[{"data":[1,4]}],"labels":["a","b"]},"type":"line"}';
       const first = await get(openPath({ c: c1 }));
       expect(first.headers.get('x-cache-tier')).to.equal('miss');
-      const again = await get(openPath({ c: c2, w: 500, h: 300, format: 'png', bkg: 'white', utm_source: 'mail' }));
+      const again = await get(openPath({ c: c1, w: 500, h: 300, format: 'png', bkg: 'white', utm_source: 'mail' }));
       expect(again.status).to.equal(200);
       expect(again.headers.get('x-cache-tier')).to.equal('edge');
       expect((await bytes(again)).equals(await bytes(first))).to.equal(true);
+      // the same chart with its keys in another order is another text, so another entry
+      const reordered = await get(openPath({ c: c2 }));
+      expect(reordered.status).to.equal(200);
+      expect(reordered.headers.get('x-cache-tier')).to.equal('miss');
+    });
+
+    it('a data object whose keys come in another order is another image, not the first caller\'s (issue 25)', async () => {
+      // a data object's keys are its labels, in order: the page draws the points as sent
+      const c1 = '{"type":"bar","data":{"datasets":[{"data":{"north":9,"south":1,"east":5}}]}}';
+      const c2 = '{"type":"bar","data":{"datasets":[{"data":{"south":1,"east":5,"north":9}}]}}';
+      const a = await get(openPath({ c: c1, w: 200, h: 120 }));
+      const b = await get(openPath({ c: c2, w: 200, h: 120 }));
+      expect(a.status).to.equal(200);
+      expect(b.status).to.equal(200);
+      expect(b.headers.get('x-cache-tier'), 'not the first URL\'s entry').to.equal('miss');
+      expect(b.headers.get('etag')).not.to.equal(a.headers.get('etag'));
+      expect((await bytes(b)).equals(await bytes(a))).to.equal(false);
     });
 
     it('If-None-Match with the ETag gives 304 with the caching headers and no body', async () => {
