@@ -13,7 +13,9 @@ import { requestMetrics, type RequestObserver } from './http/requestMetrics.js';
 import { timing } from './http/timing.js';
 import { noRoute } from './http/noRoute.js';
 import { requestAnalytics } from './http/requestAnalytics.js';
-import { jsonBody } from './http/body.js';
+import { provideBodyLimits } from './http/body.js';
+import { BodyBudget } from './http/bodyBudget.js';
+import { lingerUnreadBody } from './http/linger.js';
 import { queryParser } from './http/query.js';
 import { apiKeyAuth, sessionAuth } from './http/auth.js';
 import { rateLimit } from './http/rateLimit.js';
@@ -56,6 +58,8 @@ export type AppDeps = ChartRouteDeps &
     fingerprint?: Pick<RendererFingerprint, 'header'>;
     /** Notes when each key was last used (the dashboard's keys page). */
     keyUse?: Pick<KeyUse, 'seen'>;
+    /** The process's budget of body bytes in flight (MAX_BODY_BYTES_IN_FLIGHT); one of its own when absent. */
+    bodyBudget?: BodyBudget;
   };
 
 /** Every route, in registration order; /openapi.json documents them all. */
@@ -89,6 +93,11 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: 1 });
   app.silent = true; // errors are logged by the error mapper, once
   provideRenderer(app, deps.fingerprint);
+  provideBodyLimits(app, {
+    maxBytes: deps.config.maxBodyBytes,
+    readTimeoutMs: deps.config.bodyReadTimeoutMs,
+    budget: deps.bodyBudget ?? new BodyBudget(deps.config.maxBodyBytesInFlight),
+  });
   const router = buildRouter(routeTable(deps), {
     auth: {
       apiKey: noteKeyUse(apiKeyAuth(deps.accounts), deps.keyUse),
@@ -104,6 +113,9 @@ export function createApp(deps: AppDeps): Koa {
   app.use(accessLog(deps.log));
   app.use(requestMetrics(deps.requestObserver));
   app.use(timing());
+  // an answer to a request whose body was not read whole (refused before it, or no route)
+  // closes the connection after a bounded drain, so the client still reads it
+  app.use(lingerUnreadBody());
   app.use(errorMapper(deps.log));
   app.use(noRoute());
   app.use(requestAnalytics(deps.usage, deps.log));
@@ -111,9 +123,10 @@ export function createApp(deps: AppDeps): Koa {
   app.use(quickChartPathErrors(deps));
   // before auth and routing: every reader of ctx.query gets one bounded, linear parse
   app.use(queryParser());
-  // server-rendered pages with form bodies of their own, outside the JSON API's route table
+  // server-rendered pages with form bodies of their own (read by each page once its session and
+  // CSRF token passed), outside the JSON API's route table
   app.use(dashboardRoutes(deps));
-  app.use(jsonBody(deps.config.maxBodyBytes));
+  // route -> auth -> rate limit -> body: each route reads its own body (router.ts)
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -28,8 +28,12 @@ export interface Config {
   /** GOOGLE_ISSUER_URL: the OpenID Connect issuer of Google sign-in (tests point it at a local provider). */
   readonly googleIssuerUrl: string;
   readonly smtpUrl: string | null;
-  /** Largest JSON body accepted, bytes. */
+  /** Largest JSON body accepted, bytes (authenticated routes; routes anyone may call take ANONYMOUS_BODY_BYTES). */
   readonly maxBodyBytes: number;
+  /** BODY_READ_TIMEOUT_MS: a request body must arrive whole within this, from when it is first read (else 400, connection closed). */
+  readonly bodyReadTimeoutMs: number;
+  /** MAX_BODY_BYTES_IN_FLIGHT: request body bytes being received at once, the whole process; past it 503 with Retry-After. */
+  readonly maxBodyBytesInFlight: number;
   /** How long a request may wait for a free page before 503. */
   readonly acquireTimeoutMs: number;
   /** Requests allowed to wait for a page at once; more get 503 at once. */
@@ -121,6 +125,7 @@ function defaultChromium(): string {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
+  const maxBodyBytes = int(env, 'MAX_BODY_BYTES', 2 * 1024 * 1024, 1024, 100 * 1024 * 1024);
   const host = (env.HOST ?? '0.0.0.0').trim() || '0.0.0.0';
   const baseRaw = env.PUBLIC_BASE_URL?.trim() || `http://localhost:${port}`;
   let publicBaseUrl: string;
@@ -160,7 +165,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat,
     ...googleSignIn(env),
     smtpUrl,
-    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 2 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    maxBodyBytes,
+    bodyReadTimeoutMs: int(env, 'BODY_READ_TIMEOUT_MS', 15_000, 100, 600_000),
+    maxBodyBytesInFlight: int(env, 'MAX_BODY_BYTES_IN_FLIGHT', Math.max(64 * 1024 * 1024, 8 * maxBodyBytes), maxBodyBytes, 64 * 1024 * 1024 * 1024),
     acquireTimeoutMs: int(env, 'ACQUIRE_TIMEOUT_MS', 5000, 10, 600000),
     maxQueue: int(env, 'MAX_QUEUE', 64, 0, 100000),
     pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 2000, 1, 1000000),

@@ -1,4 +1,5 @@
 // Composition root: config -> store -> browser pool -> services -> app -> listen; signals.
+import { BodyBudget } from './http/bodyBudget.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -77,6 +78,8 @@ export interface Services {
   dashboardSessions: DashboardSessions;
   googleSignIn: GoogleSignIn | null;
   keyUse: KeyUse;
+  /** Request body bytes being received at once (MAX_BODY_BYTES_IN_FLIGHT), and how many were read. */
+  bodyBudget: BodyBudget;
 }
 
 export interface Running {
@@ -171,7 +174,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const deps: Services = {
       config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
       quickchart, qr, errorImages, fingerprint,
-      dashboard, dashboardSessions, googleSignIn, keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
+      dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
     };
     const app = createApp(deps);
     const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy, renderer: fingerprint.header() }, app.callback()));

@@ -1,47 +1,99 @@
-// JSON bodies, read with a byte limit before anything is parsed.
+// Request bodies, read only once a route has matched and its caller passed authentication and
+// the rate limit (the router puts the reader after them), each with its route's byte limit, a
+// deadline for the whole body and a place in the process's budget of bytes in flight; then
+// parsed as JSON, with a depth limit checked before anything is parsed.
+import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
-import { invalidInput, type AppError } from '../errors.js';
+import { invalidInput, serviceUnavailable, type AppError } from '../errors.js';
 import { MAX_JSON_DEPTH, scanJson, utf8, type JsonScan } from '../chart/jsonDepth.js';
 import { rememberConfigJson } from '../chart/request.js';
+import type { BodyBudget } from './bodyBudget.js';
+import { lingerClose } from './linger.js';
 
-export function jsonBody(maxBytes: number): Middleware {
+/**
+ * The largest body a route anyone may call reads (no key yet: POST /signup/anon, keyless
+ * QuickChart POST /chart): the open endpoint's configs are at most 6 KB, so 32 KiB holds one
+ * pretty-printed with room to spare, and parsing it costs next to nothing.
+ */
+export const ANONYMOUS_BODY_BYTES = 32 * 1024;
+
+/** Whose body a reader reads: anyone's (ANONYMOUS_BODY_BYTES) or an authenticated caller's (MAX_BODY_BYTES). */
+export type BodyClass = 'anonymous' | 'authenticated';
+
+export interface BodyLimits {
+  /** MAX_BODY_BYTES: authenticated routes. */
+  maxBytes: number;
+  /** BODY_READ_TIMEOUT_MS, from the first read of the body. */
+  readTimeoutMs: number;
+  /** MAX_BODY_BYTES_IN_FLIGHT, shared by every request of the process. */
+  budget: BodyBudget;
+}
+
+/** Makes the limits known to every request context of `app` (createApp does it once). */
+export function provideBodyLimits(app: Koa, limits: BodyLimits): void {
+  Object.assign(app.context, { bodyLimits: limits });
+}
+
+function limitsOf(ctx: Context): BodyLimits | undefined {
+  return (ctx as unknown as { bodyLimits?: BodyLimits }).bodyLimits;
+}
+
+/** The byte limit of a class of caller on this app. */
+export function bodyLimit(ctx: Context, cls: BodyClass): number {
+  const max = limitsOf(ctx)?.maxBytes ?? Number.MAX_SAFE_INTEGER;
+  return cls === 'anonymous' ? Math.min(ANONYMOUS_BODY_BYTES, max) : max;
+}
+
+/** The route's body reader: reads and parses the JSON body with the class's limit, then the rest of the chain. */
+export function jsonBody(cls: BodyClass): Middleware {
   return async (ctx, next) => {
-    if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
-    const declared = Number(ctx.get('content-length') || 0);
-    if (declared > maxBytes) throw tooLarge(ctx, maxBytes);
-    const bytes = await readBody(ctx, maxBytes);
-    const text = bytes.length === 0 ? '' : bytes.toString('utf8');
-    let body: unknown = {};
-    let bad: AppError | undefined;
-    if (text.trim() !== '') {
-      const type = ctx.get('content-type');
-      if (type && !/json/i.test(type)) bad = invalidInput('send the body as application/json');
+    await readJsonBody(ctx, bodyLimit(ctx, cls));
+    await next();
+  };
+}
+
+/** Reads the body (at most maxBytes) and sets ctx.request.body (see setJsonBody). */
+export async function readJsonBody(ctx: Context, maxBytes: number): Promise<void> {
+  if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return;
+  setJsonBody(ctx, await readBody(ctx, maxBytes));
+}
+
+/**
+ * Parses `bytes` as the JSON body: ctx.request.body is the value, or a getter that throws the
+ * 400 when the body is not JSON (thrown when the route reads it: a QuickChart error image, or
+ * the input check, names it).
+ */
+export function setJsonBody(ctx: Context, bytes: Buffer): void {
+  const text = bytes.length === 0 ? '' : bytes.toString('utf8');
+  let body: unknown = {};
+  let bad: AppError | undefined;
+  if (text.trim() !== '') {
+    const type = ctx.get('content-type');
+    if (type && !/json/i.test(type)) bad = invalidInput('send the body as application/json');
+    else {
+      const scan = scanJson(bytes);
+      if (scan.depth > MAX_JSON_DEPTH) bad = invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
       else {
-        const scan = scanJson(bytes);
-        if (scan.depth > MAX_JSON_DEPTH) bad = invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-        else {
-          try {
-            body = JSON.parse(text);
-            keepConfigText(body, bytes, scan);
-          } catch (err) {
-            bad = invalidInput(`the body is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
-          }
+        try {
+          body = JSON.parse(text);
+          keepConfigText(body, bytes, scan);
+        } catch (err) {
+          bad = invalidInput(`the body is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
         }
       }
     }
-    if (bad) {
-      // Thrown when a route reads the body, i.e. after authentication and the rate limiter,
-      // so a keyed request with a malformed body still gets 401 or its X-RateLimit-* headers.
-      const err = bad;
-      Object.defineProperty(ctx.request, 'body', {
-        configurable: true,
-        get() {
-          throw err;
-        },
-      });
-    } else (ctx.request as { body?: unknown }).body = body;
-    await next();
-  };
+  }
+  if (bad) {
+    const err = bad;
+    Object.defineProperty(ctx.request, 'body', {
+      configurable: true,
+      get() {
+        throw err;
+      },
+    });
+  } else {
+    Object.defineProperty(ctx.request, 'body', { configurable: true, writable: true, value: body });
+  }
 }
 
 /** A chart config object in the body keeps its own text: the page gets it without serialising it again. */
@@ -55,29 +107,50 @@ function keepConfigText(body: unknown, bytes: Buffer, scan: JsonScan): void {
 }
 
 /**
- * The body's bytes, at most maxBytes (else the tooLarge error). Plain stream events, not an
- * async iterator: the iterator's promise per chunk cost about a tenth of a millisecond even
- * for a one-chunk body. One chunk is used as it is, without a copy.
+ * The body's bytes, at most maxBytes (else the tooLarge error), whole within BODY_READ_TIMEOUT_MS
+ * (else 400 and the connection closed), each byte reserved in the process's budget first (else
+ * 503 with Retry-After, nothing read). A declared Content-Length is judged before anything is
+ * read; a chunked body as it arrives. Plain stream events, not an async iterator: the
+ * iterator's promise per chunk cost about a tenth of a millisecond even for a one-chunk body.
+ * One chunk is used as it is, without a copy.
  */
 export function readBody(ctx: Context, maxBytes: number): Promise<Buffer> {
   const req = ctx.req;
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > maxBytes) return Promise.reject(tooLarge(ctx, maxBytes));
+  const limits = limitsOf(ctx);
+  const budget = limits?.budget;
+  let reserved = 0;
+  if (budget && declared > 0) {
+    if (!budget.reserve(declared)) return Promise.reject(overBudget(ctx, limits));
+    reserved = declared;
+  }
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = limits ? setTimeout(() => done(stalled(ctx, limits.readTimeoutMs)), limits.readTimeoutMs) : undefined;
     const done = (err: Error | null) => {
+      if (timer) clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
+      budget?.release(reserved);
+      reserved = 0;
       if (err) reject(err);
       else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      // tooLarge pauses the request: reading stops, the socket is not torn down before the 400 is out
-      if (size > maxBytes) done(tooLarge(ctx, maxBytes));
-      else chunks.push(chunk);
+      if (budget) budget.bytesRead += chunk.length;
+      if (size > maxBytes) return done(tooLarge(ctx, maxBytes));
+      // a chunked body (or one longer than declared) reserves as it grows
+      if (budget && size > reserved) {
+        if (!budget.reserve(size - reserved)) return done(overBudget(ctx, limits!));
+        reserved = size;
+      }
+      chunks.push(chunk);
     };
     const onEnd = () => done(null);
     const onError = (err: Error) => done(err);
@@ -90,23 +163,25 @@ export function readBody(ctx: Context, maxBytes: number): Promise<Buffer> {
   });
 }
 
-/** How long a closing connection may still send before it is cut (the 400 is out by then). */
-const LINGER_MS = 2000;
-
 /**
- * An oversized body is answered, not read: Connection: close, reading stops, and once the
- * answer is flushed the socket is ended and, after a short linger, destroyed (Node would
- * otherwise drain the rest of the body, however large, to keep the connection alive).
+ * An oversized body is answered, not read: the 400 goes out with Connection: close and the
+ * rest of the body is drained for a bounded time and size (lingerClose), so a client that
+ * sends it whole before reading still reads its answer.
  */
 export function tooLarge(ctx: Context, maxBytes: number): AppError {
-  const socket = ctx.req.socket;
-  ctx.req.pause();
-  ctx.res.once('finish', () => {
-    socket.end();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  });
-  const err = invalidInput(`body larger than ${maxBytes} bytes`);
-  // the error mapper copies these onto the response
-  (err.headers as Record<string, string>).Connection = 'close';
-  return err;
+  lingerClose(ctx);
+  return invalidInput(`body larger than ${maxBytes} bytes`);
+}
+
+/** The process holds as many body bytes as it may: 503, and this body is not read. */
+function overBudget(ctx: Context, limits: BodyLimits): AppError {
+  lingerClose(ctx);
+  // what is held is freed within a read deadline at the latest
+  return serviceUnavailable(Math.min(5, limits.readTimeoutMs / 1000), 'too many request bodies arriving at once; try again');
+}
+
+/** The body stopped arriving: 400, and the connection is closed (after a bounded drain). */
+function stalled(ctx: Context, readTimeoutMs: number): AppError {
+  lingerClose(ctx);
+  return invalidInput(`the request body did not arrive whole within ${readTimeoutMs} ms`);
 }

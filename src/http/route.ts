@@ -66,6 +66,12 @@ export interface Route<I extends InputSpec | undefined> {
   rateLimit?: RouteRateLimit;
   /** Checks before the schema, with codes of their own (e.g. size limits). */
   precheck?: Middleware;
+  /**
+   * Who reads a body input: by default the router, after auth and the rate limit (ANONYMOUS_BODY_BYTES
+   * when auth is 'none', else MAX_BODY_BYTES); 'precheck' when the caller is known only once the
+   * body is read (QuickChart's key may be in it): the precheck reads it (body.ts readJsonBody).
+   */
+  body?: 'precheck';
   input?: I;
   doc: RouteDoc;
   /** Success responses by status. */

@@ -4,7 +4,9 @@ import type { Context, Middleware } from 'koa';
 import { checkRequestTarget } from '../../chart/open.js';
 import { parseQrQuery } from '../../chart/qr.js';
 import type { QuickChartFields } from '../../chart/quickchart.js';
-import { unauthorized } from '../../errors.js';
+import { invalidInput, unauthorized } from '../../errors.js';
+import { bodyLimit, readBody, readJsonBody, setJsonBody } from '../body.js';
+import { keyInJsonText } from '../bodyKey.js';
 import type { Logger } from '../../log.js';
 import type { AccountService } from '../../services/accounts.js';
 import type { ErrorImageService } from '../../services/errorImages.js';
@@ -39,17 +41,47 @@ const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 /**
  * The caller: a key in X-Api-Key, key or api_key (query or body) authenticates and meets the
  * account's rate limit; without one, anonymous use when the operator allows it, else 401.
+ *
+ * The body is read in the order the rest of the API keeps (route, auth, rate limit, body) when
+ * the key is outside it. QuickChart's clients put it in the body (quickchart-js last, after the
+ * chart), so then the body is read first, at most MAX_BODY_BYTES, and parsed only when it is
+ * small (ANONYMOUS_BODY_BYTES) or its text carries a key that authenticates: a large body
+ * without a valid key is refused (401, or 400 when keyless use is allowed) without parsing it.
  */
 function caller(d: QuickChartRouteDeps, anonymousAllowed: boolean): Middleware {
   const limit = rateLimit(d);
   return async (ctx, next) => {
+    const outside = str(ctx.get('x-api-key')) ?? str(ctx.query.key) ?? str(ctx.query.api_key);
+    const post = ctx.method === 'POST';
+    if (outside !== undefined) {
+      ctx.state.auth = await d.accounts.authenticateKey(outside);
+      return limit(ctx, async () => {
+        if (post) await readJsonBody(ctx, bodyLimit(ctx, 'authenticated'));
+        await next();
+      });
+    }
+    let sniffed: string | undefined;
+    if (post) {
+      const bytes = await readBody(ctx, bodyLimit(ctx, 'authenticated'));
+      const small = bodyLimit(ctx, 'anonymous');
+      if (bytes.length > small) {
+        sniffed = keyInJsonText(bytes);
+        if (sniffed === undefined) {
+          if (!anonymousAllowed) throw unauthorized('an API key is required: the key or api_key parameter, or the X-Api-Key header');
+          throw invalidInput(`a body without an API key is at most ${small} bytes`);
+        }
+        // not a key: 401 before the body is parsed
+        ctx.state.auth = await d.accounts.authenticateKey(sniffed);
+      }
+      setJsonBody(ctx, bytes);
+    }
     const body = (ctx.request as { body?: Record<string, unknown> }).body;
-    const fromBody = body && typeof body === 'object' ? (str(body.key) ?? str(body.api_key)) : undefined;
-    const key = str(ctx.get('x-api-key')) ?? str(ctx.query.key) ?? str(ctx.query.api_key) ?? fromBody;
+    const key = body && typeof body === 'object' ? (str(body.key) ?? str(body.api_key)) : undefined;
     if (key !== undefined) {
-      ctx.state.auth = await d.accounts.authenticateKey(key);
+      if (key !== sniffed) ctx.state.auth = await d.accounts.authenticateKey(key);
       return limit(ctx, next);
     }
+    if (sniffed !== undefined) throw unauthorized('the API key must be the body\'s own key or api_key field');
     if (!anonymousAllowed) throw unauthorized('an API key is required: the key or api_key parameter, or the X-Api-Key header');
     // the open endpoint's URL limit (its config limit is checked with the config)
     checkRequestTarget(ctx.url);
@@ -120,6 +152,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
       path: '/chart',
       auth: 'none',
       precheck: chain(errors, caller(d, anonymous)),
+      body: 'precheck',
       input: { in: 'body', schema: quickChartBodySchema },
       doc: { tags: ['QuickChart'], operationId: 'quickChartPost', summary: 'Render a chart from a QuickChart-style JSON body', description: renderDescription },
       responses: { '200': imageOk('The image.') },
@@ -131,6 +164,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
       path: '/chart/create',
       auth: 'none',
       precheck: chain(errors, caller(d, false)),
+      body: 'precheck',
       input: { in: 'body', schema: quickChartBodySchema },
       doc: {
         tags: ['QuickChart'],
