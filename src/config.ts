@@ -32,6 +32,10 @@ export interface Config {
   readonly maxBodyBytes: number;
   /** BODY_READ_TIMEOUT_MS: a request body must arrive whole within this, from when it is first read (else 400, connection closed). */
   readonly bodyReadTimeoutMs: number;
+  /** PAGE_BUDGET_MS: page time a trial account or an anonymous address may spend at once (failed renders count). */
+  readonly pageBudgetMs: number;
+  /** PAGE_BUDGET_REFILL_MS_PER_MIN: page time they earn back each minute. */
+  readonly pageBudgetRefillMsPerMin: number;
   /** MAX_BODY_BYTES_IN_FLIGHT: request body bytes being received at once, the whole process; past it 503 with Retry-After. */
   readonly maxBodyBytesInFlight: number;
   /** How long a request may wait for a free page before 503. */
@@ -166,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...googleSignIn(env),
     smtpUrl,
     maxBodyBytes,
+    pageBudgetMs: int(env, 'PAGE_BUDGET_MS', 30_000, 1, 86_400_000),
+    pageBudgetRefillMsPerMin: int(env, 'PAGE_BUDGET_REFILL_MS_PER_MIN', 3_000, 0, 3_600_000),
     bodyReadTimeoutMs: int(env, 'BODY_READ_TIMEOUT_MS', 15_000, 100, 600_000),
     maxBodyBytesInFlight: int(env, 'MAX_BODY_BYTES_IN_FLIGHT', Math.max(64 * 1024 * 1024, 8 * maxBodyBytes), maxBodyBytes, 64 * 1024 * 1024 * 1024),
     acquireTimeoutMs: int(env, 'ACQUIRE_TIMEOUT_MS', 5000, 10, 600000),

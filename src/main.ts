@@ -1,4 +1,5 @@
 // Composition root: config -> store -> browser pool -> services -> app -> listen; signals.
+import { PageBudget } from './services/pageBudget.js';
 import { BodyBudget } from './http/bodyBudget.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -144,13 +145,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const trials = new TrialService(store, accounts, clock, masterKey);
     const outbox = new OutboxWorker(store, clock, log, { masterKey, smtpUrl: config.smtpUrl, allowPrivate: config.webhookAllowPrivate, instanceId, ...opts.outbox });
     await outbox.recover().catch((err: unknown) => log.error({ err }, 'releasing stale outbox claims failed; they are retried after their lease'));
-    const charts = new ChartService(renderer, usage);
+    // page time of the callers who pay nothing per render: trial accounts, anonymous addresses
+    const pageBudget = new PageBudget(clock, { budgetMs: config.pageBudgetMs, refillMsPerMin: config.pageBudgetRefillMsPerMin });
+    const charts = new ChartService(renderer, usage, pageBudget);
     const windows = keyedWindows(store.openWindows, masterKey);
     const open = new OpenChartService(renderer, imageCache, windows, clock, {
       rendersPerHour: config.openRendersPerHour,
       publicBaseUrl: config.publicBaseUrl,
       cacheMaxBytes: config.openCacheMaxBytes,
       flights: redis?.flights,
+      pageBudget,
     });
     const chartMetrics = new ChartMetricsRecorder(store.chartMetrics, log);
     const shortCharts = new ShortChartService({

@@ -1,5 +1,6 @@
 // Chart use cases for authenticated callers: normalise the request against the caller's
 // plan, render, and count the generation.
+import type { PageBudget } from './pageBudget.js';
 import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
 import { checkOutputPixels, parseDevicePixelRatio } from '../chart/quickchart.js';
 import { pickAlias } from '../chart/fieldAlias.js';
@@ -124,7 +125,16 @@ export class ChartService {
   constructor(
     private readonly renderer: RenderService,
     private readonly usage: UsageRecorder = noUsage,
+    /** Page time per trial account: renders past it are refused at once (429 rate_limit_exceeded). */
+    private readonly pageBudget?: PageBudget,
   ) {}
+
+  /** The render of a generation; a trial account's is charged to its page-time budget (failed ones too). */
+  private renderFor(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined): Promise<RenderedImage> {
+    const render = () => this.renderer.render(req, renderOwner.account(auth.account.id), undefined, signal);
+    if (!this.pageBudget || auth.account.plan !== 'trial') return render();
+    return this.pageBudget.run({ account: auth.account.id }, render, (img) => (img.coalesced ? 0 : img.renderMs));
+  }
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
   async renderForCaller(auth: AuthContext, fields: ChartFields, signal?: AbortSignal, decided?: Promise<void>): Promise<RenderedImage> {
@@ -153,7 +163,7 @@ export class ChartService {
     let img: RenderedImage;
     let countedInKeep = false;
     try {
-      img = await this.renderer.render(req, renderOwner.account(auth.account.id), undefined, opts.signal);
+      img = await this.renderFor(auth, req, opts.signal);
       if (opts.decided) await opts.decided;
       const rendered = img;
       if (early) {

@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import type { ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
 import { Flights } from './flights.js';
+import type { PageBudget } from './pageBudget.js';
 import type { SharedFlights } from '../store/redis/flights.js';
 
 export type OpenCacheTier = 'edge' | 'r2' | 'miss';
@@ -33,6 +34,8 @@ export interface OpenServiceOptions {
   cacheMaxBytes?: number;
   /** Renders shared with other instances (Redis): one instance renders an uncached chart, the others wait for it. */
   flights?: SharedFlights;
+  /** Page time per client address: renders past it are refused at once (429 rate_limited). */
+  pageBudget?: PageBudget;
 }
 
 export const OPEN_WINDOW_MS = 3_600_000;
@@ -109,7 +112,7 @@ export class OpenChartService {
     // only a request that starts a render spends its address's window
     if (!this.pending.has(key)) await this.admit(client);
     // another request may have started the same render while the window was checked: join it
-    const { value: image, joined } = await this.pending.join(key, (abort) => this.start(key, req.render, renderOwner.address(client), digest, abort), signal);
+    const { value: image, joined } = await this.pending.join(key, (abort) => this.start(key, req.render, client, digest, abort), signal);
     // the ?id= link must open: stored with the image (same TTL, same budget), once per render
     if (edit.stored && !joined) {
       // the image is good either way: a failed write costs only the link (it then opens an example)
@@ -134,7 +137,7 @@ export class OpenChartService {
     }
     const client = clientKey(clientIp);
     if (!this.pending.has(key)) await this.admit(client);
-    const { value: image } = await this.pending.join(key, (abort) => this.start(key, req, renderOwner.address(client), digest, abort), signal);
+    const { value: image } = await this.pending.join(key, (abort) => this.start(key, req, client, digest, abort), signal);
     return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss' };
   }
 
@@ -177,6 +180,8 @@ export class OpenChartService {
   }
 
   private async admit(client: string): Promise<void> {
+    // page time first: a refused render spends nothing of the window
+    this.opts.pageBudget?.admit({ address: client });
     const now = this.clock.now();
     if (now - this.lastPurge > PURGE_EVERY_MS) {
       this.lastPurge = now;
@@ -188,9 +193,12 @@ export class OpenChartService {
     }
   }
 
-  private async start(key: string, req: RenderRequest, owner: string, digest: string, signal: AbortSignal): Promise<StoredImage> {
+  private async start(key: string, req: RenderRequest, client: string, digest: string, signal: AbortSignal): Promise<StoredImage> {
+    const draw = () => this.renderer.render(req, renderOwner.address(client), digest, signal);
+    const budget = this.opts.pageBudget;
     const render = async () => {
-      const img = await this.renderer.render(req, owner, digest, signal);
+      // the address is charged the page time of the render it started, failed ones included
+      const img = await (budget ? budget.run({ address: client }, draw, (i) => (i.coalesced ? 0 : i.renderMs)) : draw());
       return this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
     };
     try {
