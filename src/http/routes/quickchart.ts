@@ -68,7 +68,7 @@ function caller(d: QuickChartRouteDeps, anonymousAllowed: boolean): Middleware {
         sniffed = keyInJsonText(bytes);
         if (sniffed === undefined) {
           if (!anonymousAllowed) throw unauthorized('an API key is required: the key or api_key parameter, or the X-Api-Key header');
-          throw invalidInput(`a body without an API key is at most ${small} bytes`);
+          throw invalidInput(`body larger than ${small} bytes without an API key`);
         }
         // not a key: 401 before the body is parsed
         ctx.state.auth = await d.accounts.authenticateKey(sniffed);
