@@ -203,7 +203,7 @@ function variant(req: RenderRequest): Record<string, unknown> {
   return out;
 }
 
-/** A stable digest of everything that decides the image's bytes. */
+/** A digest of the normalised request with key order ignored. No cache is keyed by it (issue 25: the page draws keys in the order sent; every cache uses renderDigest). */
 export function requestDigest(req: RenderRequest): string {
   return createHash('sha256')
     .update(
