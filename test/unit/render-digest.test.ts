@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { configJsonOf, parseChartConfig, renderDigest, requestDigest, type RenderRequest } from '../../src/chart/request.js';
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
-import { jsonBody } from '../../src/http/body.js';
+import { readJsonBody } from '../../src/http/body.js';
 import { nestingDepth, scanJson } from '../../src/chart/jsonDepth.js';
 
 const base: RenderRequest = { config: { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 10, height: 10, format: 'png', backgroundColor: null, allowFunctions: true, watermark: null };
@@ -94,7 +94,7 @@ describe('render digest and config JSON', () => {
     const raw = Buffer.concat([Buffer.from('{"chart": {"type":"bar","data":{"labels":["'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"]}}, "width": 10}')]);
     const req = Object.assign(Readable.from([raw]), { headers: {} });
     const ctx = { method: 'POST', req, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
-    await jsonBody(1 << 20)(ctx, async () => {});
+    await readJsonBody(ctx, 1 << 20);
     const body = (ctx as { request: { body: { chart: object } } }).request.body;
     expect(JSON.parse(configJsonOf(body.chart as never))).to.deep.equal(body.chart);
   });
@@ -103,7 +103,7 @@ describe('render digest and config JSON', () => {
     const text = '{"width": 10, "chart": {"type":"bar",  "data": {"datasets": []}}}';
     const req = Object.assign(Readable.from([Buffer.from(text)]), { headers: {} });
     const ctx = { method: 'POST', req, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
-    await jsonBody(1 << 20)(ctx, async () => {});
+    await readJsonBody(ctx, 1 << 20);
     const body = (ctx as { request: { body: { chart: object } } }).request.body;
     expect(configJsonOf(body.chart as never)).to.equal('{"type":"bar",  "data": {"datasets": []}}');
   });
