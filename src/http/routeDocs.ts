@@ -38,9 +38,17 @@ export function renderErrors(badCodes: readonly ErrorCode[]): Record<string, Err
     '400': { description: 'Invalid request.', codes: badCodes, headers: rateLimitHeaders },
     '401': { description: 'Missing or invalid API key (or signature).', codes: ['unauthorized'] },
     '403': { description: 'The account is suspended or cancelled: new charts are disabled.', codes: ['forbidden'], headers: rateLimitHeaders },
-    '429': { description: 'Rate limit or trial cap reached.', codes: ['rate_limit_exceeded', 'trial_limit_reached'], headers: { ...retryAfter, ...rateLimitHeaders } },
+    '429': {
+      description: "Rate limit or trial cap reached, or (trial keys) the account's page time is spent (PAGE_BUDGET_MS).",
+      codes: ['rate_limit_exceeded', 'trial_limit_reached'],
+      headers: { ...retryAfter, ...rateLimitHeaders },
+    },
     '500': { description: 'Server or rendering error.', codes: ['internal_error', 'render_failed'] },
-    '503': { description: 'Every renderer is busy; retry after Retry-After seconds.', codes: ['service_unavailable'], headers: retryAfter },
+    '503': {
+      description: 'Every renderer is busy, or (requests with a body) the server is receiving as many body bytes as it may (MAX_BODY_BYTES_IN_FLIGHT); retry after Retry-After seconds.',
+      codes: ['service_unavailable'],
+      headers: retryAfter,
+    },
   };
 }
 

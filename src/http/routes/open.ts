@@ -72,7 +72,7 @@ export function openRoutes(deps: OpenRouteDeps): RouteDescriptor[] {
       },
       errors: {
         '400': { description: 'Invalid request.', codes: ['url_too_long', 'config_too_large', 'invalid_config'] },
-        '429': { description: 'Per-IP cap of cache-miss renders reached.', codes: ['rate_limited'], headers: retryAfter },
+        '429': { description: 'Per-IP cap of cache-miss renders reached, or the address has spent its page time (PAGE_BUDGET_MS; failed renders count).', codes: ['rate_limited'], headers: retryAfter },
         '500': { description: 'Rendering failed.', codes: ['render_failed', 'internal_error'] },
         '503': { description: 'Every renderer is busy.', codes: ['service_unavailable'], headers: retryAfter },
       },

@@ -107,7 +107,7 @@ const chartErrors = (anonymous: boolean): Record<string, ErrorDoc> => ({
   '400': imageError('Invalid request or config.', ['invalid_input', 'chart_required', 'invalid_dimensions', ...(anonymous ? (['config_too_large', 'url_too_long'] as const) : [])], rateLimitHeaders),
   '401': imageError(anonymous ? 'Invalid API key.' : 'Missing or invalid API key.', ['unauthorized']),
   '403': imageError('The account is suspended or cancelled.', ['forbidden']),
-  '429': imageError('Rate limit, trial cap, or (keyless) the per-address render limit reached.', ['rate_limit_exceeded', 'trial_limit_reached', 'rate_limited'], { ...retryAfter, ...rateLimitHeaders }),
+  '429': imageError('Rate limit, trial cap, page time spent (trial keys and keyless addresses), or (keyless) the per-address render limit reached.', ['rate_limit_exceeded', 'trial_limit_reached', 'rate_limited'], { ...retryAfter, ...rateLimitHeaders }),
   '500': imageError('Rendering failed.', ['internal_error', 'render_failed']),
   '503': imageError('Every renderer is busy.', ['service_unavailable'], retryAfter),
 });
