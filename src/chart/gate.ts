@@ -2,12 +2,16 @@
 // become dangerous if another layer failed. Why: docs/decisions/0008-open-endpoint.md.
 
 import { findCode } from './jsTokens.js';
+import { mayBeCode, parsedCodeKind } from './jsParse.js';
 import { CHART_TYPES } from './request.js';
 
 const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
 const MAX_DEPTH = 32;
 const MAX_NODES = 100_000;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Strings handed to the parser per config: a 6144-byte config holds fewer than 1,600 strings
+ *  that pass its pre-filter, so only a config from elsewhere can reach this; it is refused. */
+export const MAX_PARSES_PER_CONFIG = 2048;
 
 // What the gate refuses:
 // - Shape: a plain JSON object whose `type` (and every dataset `type`) is one of CHART_TYPES;
@@ -32,6 +36,12 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 //   control characters, case, runs of whitespace and /* comments */. Script schemes are also
 //   matched with every space removed (`JaVaScRiPt :`), as URL parsers drop tabs and newlines.
 //   A newline inside an identifier (`e\nval(`) is two words, so it is not a call.
+// - Every string that may be code is also parsed whole by acorn (./jsParse.ts), with its case
+//   kept: one that parses as a function, an arrow function, a class, a call of eval, Function,
+//   setTimeout and their kin, a template with substitutions or a tagged template is refused
+//   (`_ => 0`, `ctx => ({ size: 12 })`), in options always; in data an arrow that only names a
+//   value ("Revenue => profit", "x => 42") is prose. The token rules above stay for code inside
+//   prose, which does not parse as a whole ("Total: `${fetch('/x')}` items").
 /** Returns null when the config may be rendered on the open endpoint, else a short human-readable reason (used as the error detail of 400 invalid_config). Never throws, whatever the input. */
 export function findGateViolation(config: unknown): string | null {
   try {
@@ -46,6 +56,8 @@ export function findGateViolation(config: unknown): string | null {
 
 interface WalkState {
   nodes: number;
+  /** strings parsed so far (MAX_PARSES_PER_CONFIG) */
+  parses: number;
   readonly path: Array<string | number>;
 }
 
@@ -55,7 +67,7 @@ function checkConfig(config: unknown): string | null {
   const type = config.type;
   if (typeof type !== 'string') return 'config.type must be a string naming the chart type';
   if (!TYPE_SET.has(type)) return `unsupported chart type ${quote(type)}`;
-  const state: WalkState = { nodes: 0, path: [] };
+  const state: WalkState = { nodes: 0, parses: 0, path: [] };
   return walk(config, 1, false, state) ?? checkDatasetTypes(config);
 }
 
@@ -77,7 +89,7 @@ function walk(value: unknown, level: number, inData: boolean, state: WalkState):
   if (++state.nodes > MAX_NODES) return 'config too large';
   switch (typeof value) {
     case 'string': {
-      const what = inData ? dataViolation(value) : optionViolation(value);
+      const what = inData ? dataViolation(value, state) : optionViolation(value, state);
       return what && `${what} at ${pathText(state.path)}`;
     }
     case 'number':
@@ -112,7 +124,7 @@ function walk(value: unknown, level: number, inData: boolean, state: WalkState):
     if (FORBIDDEN_KEYS.has(key)) return `forbidden key "${key}" at ${pathText(path)}`;
     const childInData = inData || (level === 1 && key === 'data');
     path.push(key);
-    const keyWhat = childInData ? dataViolation(key) : optionViolation(key);
+    const keyWhat = childInData ? dataViolation(key, state) : optionViolation(key, state);
     const found = keyWhat ? `${keyWhat} in a key at ${pathText(path)}` : walk(value[key], level + 1, childInData, state);
     path.pop();
     if (found) return found;
@@ -150,8 +162,12 @@ class Forms {
   #code?: string;
   #url?: string;
   #compact?: string;
-  /** decoded, NFKC, invisible characters removed, lower case */
-  constructor(private readonly plain: string) {}
+  /** `plain`: decoded, NFKC, invisible characters removed, lower case; `cased`: the same before
+   *  lower-casing, what the parser reads (JavaScript names are case-sensitive) */
+  constructor(
+    private readonly plain: string,
+    readonly cased: string,
+  ) {}
   /** what the JavaScript tokenizer reads (it skips whitespace and comments itself) */
   get text(): string {
     return this.plain;
@@ -215,7 +231,7 @@ function forms(raw: string): Forms {
   }
   // accented Latin letters (common in labels) have no compatibility form worth the cost
   if (NEEDS_NFKC.test(s)) s = s.normalize('NFKC').replace(INVISIBLE, '');
-  return new Forms(s.toLowerCase());
+  return new Forms(s.toLowerCase(), s);
 }
 
 /** Replaces closed block comments by a space (`eval/**\/(`), in linear time. */
@@ -264,21 +280,27 @@ function applyRules(f: Forms, rules: readonly Rule[]): string | null {
   return null;
 }
 
-function codeViolation(f: Forms, strict: boolean): string | null {
+function codeViolation(f: Forms, strict: boolean, state: WalkState): string | null {
   const kind = findCode(f.text, strict);
-  return kind && `looks like code (${kind})`;
+  if (kind) return `looks like code (${kind})`;
+  if (!mayBeCode(f.cased)) return null;
+  // fail closed: past the bound nothing more is parsed, so the config is not admitted
+  if (++state.parses > MAX_PARSES_PER_CONFIG) return 'too many strings that may be code to check';
+  const parsed = parsedCodeKind(f.cased, strict);
+  if (parsed === 'too long to check' || parsed === 'too deeply nested to check') return `a string that may be code is ${parsed}`;
+  return parsed && `looks like code (${parsed})`;
 }
 
-function optionViolation(raw: string): string | null {
+function optionViolation(raw: string, state: WalkState): string | null {
   if (!SUSPECT.test(raw)) return null;
   const f = forms(raw);
-  return applyRules(f, OPTION_RULES) ?? codeViolation(f, true);
+  return applyRules(f, OPTION_RULES) ?? codeViolation(f, true, state);
 }
 
-function dataViolation(raw: string): string | null {
+function dataViolation(raw: string, state: WalkState): string | null {
   if (!SUSPECT.test(raw)) return null;
   const f = forms(raw);
-  const found = applyRules(f, DATA_RULES) ?? codeViolation(f, false);
+  const found = applyRules(f, DATA_RULES) ?? codeViolation(f, false, state);
   if (found) return found;
   if (HTML_TAG.test(f.code) && (EVENT_HANDLER.test(f.code) || SCRIPT_SCHEME.test(f.compact))) {
     return 'looks like code (HTML with script)';

@@ -9,6 +9,7 @@ import { checkColor, checkDimensions, checkFormat, parseChartConfig, requestDige
 import { parseOpenQuery, type OpenChartQuery } from '../../src/chart/open.js';
 import { findGateViolation } from '../../src/chart/gate.js';
 import { findCode, tokenize } from '../../src/chart/jsTokens.js';
+import { parsedCodeKind } from '../../src/chart/jsParse.js';
 import { AUTOMATION_BUILDERS, parseLabels, parseSeries, parseValues, splitList } from '../../src/chart/automation.js';
 import { PLANS } from '../../src/chart/plans.js';
 import { nestingDepth } from '../../src/chart/jsonDepth.js';
@@ -179,7 +180,8 @@ describe('pure parsers under fast-check (never throw anything but a 4xx AppError
 
   it('the gate tokenizer: any JavaScript-ish text tokenizes and is judged without throwing', () => {
     const piece = fc.constantFrom('(', ')', '{', '}', '[', ']', '=>', '`', '${', '"', "'", '/', '/*', '*/', '//', '\\', '\n', ' ', '.', '?.', ',', '=',
-      'eval', 'function', 'class', 'async', 'x', '1', '1e5', 'self', 'window', 'constructor', 'new', 'get', '*', '$5', 'é');
+      'eval', 'function', 'class', 'async', 'x', '1', '1e5', 'self', 'window', 'constructor', 'new', 'get', '*', '$5', 'é',
+      '!', '?', ':', ';', 'yield', 'await', '#x', '0n', '/re/g', 'import', 'super', 'this', 'let');
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 80 }), fc.boolean(), (parts, strict) => {
         const text = parts.join('');
@@ -187,6 +189,9 @@ describe('pure parsers under fast-check (never throw anything but a 4xx AppError
         expect(kind === null || typeof kind === 'string').to.equal(true);
         const tokens = tokenize(text);
         expect(tokens.length).to.be.at.most(text.length);
+        // the parser's answer: a kind, a refusal unchecked, or null; never a throw
+        const parsed = parsedCodeKind(text, strict);
+        expect(parsed === null || typeof parsed === 'string').to.equal(true);
       }),
       params,
     );

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { findGateViolation } from '../../src/chart/gate.js';
 import { MAX_LITERAL, tokenize } from '../../src/chart/jsTokens.js';
+import { MAX_PARSE_CHARS, MAX_PARSE_DEPTH, parsedCodeKind } from '../../src/chart/jsParse.js';
+import { MAX_PARSES_PER_CONFIG } from '../../src/chart/gate.js';
 
 interface Fixture {
   name: string;
@@ -212,6 +214,24 @@ describe('security gate (open endpoint)', () => {
       ['e&#x76;al(1)', /code call/],
       ['data:text/html,hi', /active data: URL/],
       ['url(x.woff)', /CSS url/],
+      // parsed whole by acorn: every function or arrow is refused in an option value, also
+      // one that names a value ("Revenue => profit" is an arrow function to JavaScript)
+      ['_ => 0', /arrow function/],
+      ['ctx => ({ size: 12 })', /arrow function/],
+      ['Revenue => profit', /arrow function/],
+      ['x => 42', /arrow function/],
+      ['async _ => 0', /arrow function/],
+      ['[_ => 0]', /arrow function/],
+      ['Title: _ => 0', /arrow function/],
+      ['_ => 0;', /arrow function/],
+      ['({ raw }) => raw', /arrow function/],
+      ['function f() {}', /function expression/],
+      ['class {}', /class/],
+      ['(1, window.eval)?.("x")', /code call|DOM access/],
+      ['new self.Function("x")', /code call|DOM access/],
+      ['window[`setTimeout`]("x", 1)', /code call|DOM access/],
+      ['`a${1}b`', /template substitution/],
+      ['_ =\u003e 0', /arrow function/],
     ];
     for (const [text, reason] of refused) {
       it(`refuses ${JSON.stringify(text)}`, () => expect(findGateViolation(withOption(text))).to.match(reason));
@@ -225,8 +245,8 @@ describe('security gate (open endpoint)', () => {
       expect(findGateViolation(withOption('e\nval (1)'))).to.equal(null);
     });
 
-    // "Revenue => profit" was refused by the regex gate; it is prose, like the ones below
-    const admitted = ['Revenue => profit', '2019 => 2020 growth', 'Sales (EUR) => up 5%', 'f(x) = x^2', 'Quarterly sales (2024)', 'Profit & Loss: FY 2024', 'Rate: 3.5 req/s', 'rgba(0, 0, 0, 0.5)', 'hsl(120deg 50% 50% / 0.2)',
+    // Prose with arrows and parentheses that does not parse as JavaScript (acorn says so)
+    const admitted = ['a => b is how we write it', 'Sales (EUR) -> up', 'Revenue -> profit', '2019 => 2020 growth', 'Sales (EUR) => up 5%', 'f(x) = x^2', 'Quarterly sales (2024)', 'Profit & Loss: FY 2024', 'Rate: 3.5 req/s', 'rgba(0, 0, 0, 0.5)', 'hsl(120deg 50% 50% / 0.2)',
       "yyyy-MM-dd'T'HH:mm", "'Helvetica Neue', Arial, sans-serif", 'x < 5', 'HTTP: 200 responses', 'Source file: data.csv', '売上（百万円）', 'e.g. 50%'];
     for (const text of admitted) {
       it(`admits ${JSON.stringify(text)}`, () => expect(findGateViolation(withOption(text))).to.equal(null));
@@ -249,7 +269,7 @@ describe('security gate (open endpoint)', () => {
   });
 
   describe('rule: only unambiguous code inside data', () => {
-    const admitted = ['Revenue => profit', 'function of time', 'eval score', 'constructor costs', 'https://example.com/page', 'JavaScript: 62%',
+    const admitted = ['Revenue => profit', 'x => 42', '_ => 0', 'a => b => c', 'a => b is how we write it', 'Sales (EUR) -> up', 'function of time', 'eval score', 'constructor costs', 'https://example.com/page', 'JavaScript: 62%',
       'Import(s) by region', 'x<y', 'Medieval (500-1500)', 'R&D', 'onload=fast', 'Sales => 5.2%', '👨‍👩‍👧 families', 'window.open rate'];
     for (const label of admitted) {
       it(`admits ${JSON.stringify(label)}`, () => expect(findGateViolation(withLabel(label))).to.equal(null));
@@ -270,6 +290,15 @@ describe('security gate (open endpoint)', () => {
       ["setTimeout('x()')", /code call/],
       ['a.constructor.constructor', /prototype access/],
       ['data:text/html,<b>x</b>', /active data: URL/],
+      // parsed whole: an arrow that uses its parameter, destructures, or returns anything but a name or literal
+      ['ctx => ({ size: 12 })', /arrow function/],
+      ['({ raw }) => raw', /arrow function/],
+      ['_ => fetch("/x")', /arrow function/],
+      ['(a = 1) => 2', /arrow function/],
+      ['async x => 1', /arrow function/],
+      ['x => /re/', /arrow function/],
+      ['(0, eval)("x")', /code call/],
+      ['self["eval"]("x")', /code call|DOM access/],
     ];
     for (const [label, reason] of refused) {
       it(`refuses ${JSON.stringify(label)}`, () => expect(findGateViolation(withLabel(label))).to.match(reason));
@@ -295,6 +324,35 @@ describe('security gate (open endpoint)', () => {
         expect(performance.now() - start, JSON.stringify(s.slice(0, 12))).to.be.below(1000);
       }
     });
+  });
+});
+
+describe('parser bounds (fail closed)', () => {
+  it('skips strings that cannot be code without parsing them', () => {
+    for (const text of ['Quarterly sales', 'e.g. 50%', 'Rate: 3.5 req/s', 'x'.repeat(MAX_PARSE_CHARS + 1)]) expect(parsedCodeKind(text, true)).to.equal(null);
+  });
+
+  it('refuses a candidate longer than MAX_PARSE_CHARS or nested deeper than MAX_PARSE_DEPTH unparsed', () => {
+    expect(parsedCodeKind(`f(${'x'.repeat(MAX_PARSE_CHARS)})`, true)).to.equal('too long to check');
+    expect(parsedCodeKind('('.repeat(MAX_PARSE_DEPTH) + 'x' + ')'.repeat(MAX_PARSE_DEPTH), true)).to.equal(null);
+    expect(parsedCodeKind('('.repeat(MAX_PARSE_DEPTH + 1) + 'x' + ')'.repeat(MAX_PARSE_DEPTH + 1), true)).to.equal('too deeply nested to check');
+    expect(parsedCodeKind('a=>'.repeat(MAX_PARSE_DEPTH + 1) + '0', false)).to.equal('too deeply nested to check');
+    expect(findGateViolation(withOption('('.repeat(6000)))).to.match(/too deeply nested to check/);
+  });
+
+  it('turns a stack overflow inside the parser into a refusal, never a throw', () => {
+    // unary operators recurse without brackets; whatever the stack, the answer is a string or null
+    expect(parsedCodeKind(`${'!'.repeat(MAX_PARSE_CHARS - 3)}(x)`, true)).to.equal('too deeply nested to check');
+    const reason = findGateViolation(withOption(`${'- '.repeat(3000)}(x)`));
+    expect(reason === null || /too deeply nested to check/.test(reason)).to.equal(true);
+  });
+
+  it('parses at most MAX_PARSES_PER_CONFIG strings of one config, then refuses it', () => {
+    const labels = Array.from({ length: MAX_PARSES_PER_CONFIG }, (_, i) => `f(${i})`);
+    const ok = { type: 'bar', data: { labels, datasets: [{ data: [1] }] } };
+    expect(findGateViolation(ok)).to.equal(null);
+    const over = { type: 'bar', data: { labels: [...labels, 'g(1)'], datasets: [{ data: [1] }] } };
+    expect(findGateViolation(over)).to.match(/^too many strings that may be code to check/);
   });
 });
 

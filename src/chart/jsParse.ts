@@ -1,0 +1,176 @@
+// The open endpoint's gate asks a standard JavaScript parser (acorn) whether a string, taken as a
+// whole, is code: a function, an arrow function, a class, a call of eval/Function and their kin,
+// a template with substitutions. Pure and linear (acorn is a single pass). Why a parser beside
+// the token rules of ./jsTokens.ts: docs/decisions/0014-gate-parser.md.
+import { parse, parseExpressionAt, type Options } from 'acorn';
+import type { CodeKind } from './jsTokens.js';
+
+/** Longer candidates are not parsed but refused: an open config is at most 6144 bytes, so only
+ *  decoding (NFKC expands a few characters) can make a string this long. */
+export const MAX_PARSE_CHARS = 8192;
+
+/** Deeper candidates are refused unparsed: acorn descends once per bracket or arrow (dozens of
+ *  frames each), so a string of 6000 `(` would cost milliseconds and end in a stack overflow. */
+export const MAX_PARSE_DEPTH = 64;
+
+const OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true };
+
+// Only these can start what this module refuses: a function or arrow needs `(` or `=>`, a class
+// or method a `{`, a call `(` or a template, a template a backquote. Most strings skip the parser.
+const MAY_BE_CODE = /=>|[(`{]/;
+
+/** Names whose call runs a string as code (lower case: `EVAL` is not JavaScript's eval, but a
+ *  case-folding layer must not turn it into one either). */
+const CODE_CALLS = new Set(['eval', 'function', 'execscript', 'settimeout', 'setinterval', 'setimmediate']);
+/** Option values only: names that decode or build strings to run (`fromCharCode`, `atob`). */
+const STRICT_CALLS = new Set([...CODE_CALLS, 'fromcharcode', 'atob']);
+/** Reaching these through a member is prototype access (the Function constructor and pollution). */
+const PROTO_NAMES = new Set(['constructor', '__proto__', 'prototype']);
+/** In data only constructor and __proto__ (a label may say "Array.prototype"). */
+const DATA_PROTO_NAMES = new Set(['constructor', '__proto__']);
+
+/** A parsed node as far as this module reads it (acorn's ESTree nodes). */
+interface Node {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** Whether a string is worth parsing (cheap; no match means acorn would find nothing to refuse). */
+export function mayBeCode(text: string): boolean {
+  return MAY_BE_CODE.test(text);
+}
+
+/**
+ * The kind of code `text` is when parsed whole, as an expression or else as a script; null when
+ * it does not parse (prose) or parses as harmless values (`rgba(0, 0, 0, 0.5)`, `f(x) = x^2`).
+ * `strict` is for option values, where any function, arrow or class is refused. In data (free
+ * text) an arrow that can only name a value (`Revenue => profit`, `x => 42`: one bare parameter
+ * it never uses, a name or literal as body) is prose: even revived it would do nothing.
+ */
+export function parsedCodeKind(text: string, strict: boolean): CodeKind | Unchecked | null {
+  if (!mayBeCode(text)) return null;
+  if (text.length > MAX_PARSE_CHARS) return 'too long to check';
+  if (nestingBound(text) > MAX_PARSE_DEPTH) return 'too deeply nested to check';
+  const root = parseWhole(text);
+  return typeof root === 'string' ? root : root && findKind(root, strict);
+}
+
+/** Why a candidate was refused without an answer (the gate fails closed). */
+export type Unchecked = 'too long to check' | 'too deeply nested to check';
+
+/** An upper bound of the bracket, substitution and arrow nesting acorn would descend into. */
+function nestingBound(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let arrows = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) max = Math.max(max, ++depth); // ( [ {
+    else if (c === 41 || c === 93 || c === 125) depth = Math.max(0, depth - 1);
+    else if (c === 61 && text.charCodeAt(i + 1) === 62) arrows++; // =>
+  }
+  return max + arrows;
+}
+
+function parseWhole(text: string): Node | 'too deeply nested to check' | null {
+  try {
+    try {
+      const expr = parseExpressionAt(text, 0, OPTIONS) as unknown as Node & { end: number };
+      if (/^[\s;]*$/.test(text.slice(expr.end))) return expr;
+    } catch (err) {
+      if (!(err instanceof SyntaxError) || err.message.startsWith('Not enough stack space')) throw err;
+      // not an expression: perhaps statements (`if (x) { ... }`, `f(); g()`, `label: x => x`)
+    }
+    return parse(text, OPTIONS) as unknown as Node;
+  } catch (err) {
+    // a chain of unary, ternary or assignment operators can still recurse past the stack: acorn
+    // reports that as a SyntaxError of its own (catchStackOverflow), older versions as a RangeError
+    if (err instanceof RangeError || (err instanceof SyntaxError && err.message.startsWith('Not enough stack space'))) return 'too deeply nested to check';
+    if (err instanceof SyntaxError) return null;
+    throw err;
+  }
+}
+
+/** Depth-first over every node (iterative: a deeply nested parse cannot overflow the stack). */
+function findKind(root: Node, strict: boolean): CodeKind | null {
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const kind = nodeKind(node, strict);
+    if (kind) return kind;
+    for (const key of Object.keys(node)) {
+      const child = node[key];
+      if (Array.isArray(child)) {
+        for (const c of child) if (isNode(c)) stack.push(c);
+      } else if (isNode(child)) stack.push(child);
+    }
+  }
+  return null;
+}
+
+function isNode(v: unknown): v is Node {
+  return typeof v === 'object' && v !== null && typeof (v as Node).type === 'string';
+}
+
+function nodeKind(node: Node, strict: boolean): CodeKind | null {
+  switch (node.type) {
+    case 'FunctionExpression':
+    case 'FunctionDeclaration':
+      return 'function expression';
+    case 'ArrowFunctionExpression':
+      return strict || !namesAValue(node) ? 'arrow function' : null;
+    case 'ClassExpression':
+    case 'ClassDeclaration':
+      return 'class';
+    case 'TemplateLiteral':
+      return (node.expressions as Node[]).length > 0 ? 'template substitution' : null;
+    case 'TaggedTemplateExpression':
+      return 'tagged template';
+    case 'ImportExpression':
+      return 'code call';
+    case 'CallExpression':
+    case 'NewExpression': {
+      const name = calleeName(node.callee as Node);
+      return name !== null && (strict ? STRICT_CALLS : CODE_CALLS).has(name) ? 'code call' : null;
+    }
+    case 'MemberExpression': {
+      const name = propertyName(node);
+      return name !== null && (strict ? PROTO_NAMES : DATA_PROTO_NAMES).has(name) ? 'prototype access' : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** `x => 42`, `Revenue => profit`, `a => b => c`: one plain parameter, never used, a name or literal as body. */
+function namesAValue(arrow: Node): boolean {
+  const params = arrow.params as Node[];
+  if (arrow.async || params.length !== 1 || params[0]!.type !== 'Identifier') return false;
+  const body = arrow.body as Node;
+  if (body.type === 'Literal') return typeof body.value !== 'object'; // not a regular expression
+  if (body.type === 'Identifier') return body.name !== params[0]!.name;
+  return body.type === 'ArrowFunctionExpression' && namesAValue(body);
+}
+
+/** The name a call reaches: `eval`, `window.eval`, `self["eval"]`, `(0, eval)`, `eval?.()`. */
+function calleeName(callee: Node): string | null {
+  let n = callee;
+  for (;;) {
+    if (n.type === 'ChainExpression') n = n.expression as Node;
+    else if (n.type === 'SequenceExpression') n = (n.expressions as Node[]).at(-1)!;
+    else break;
+  }
+  if (n.type === 'Identifier') return (n.name as string).toLowerCase();
+  if (n.type === 'MemberExpression') return propertyName(n);
+  return null;
+}
+
+function propertyName(member: Node): string | null {
+  const p = member.property as Node;
+  if (!member.computed && p.type === 'Identifier') return (p.name as string).toLowerCase();
+  if (p.type === 'Literal' && typeof p.value === 'string') return p.value.trim().toLowerCase();
+  if (p.type === 'TemplateLiteral' && (p.expressions as Node[]).length === 0) {
+    return ((p.quasis as Node[])[0]!.value as { cooked: string }).cooked.trim().toLowerCase();
+  }
+  return null;
+}
