@@ -36,6 +36,7 @@ import { withFastPath } from './http/fastPath.js';
 import { addressHash } from './services/credentials.js';
 import type { OpenRenderWindows } from './store/types.js';
 import { QuickChartService } from './services/quickchart.js';
+import { ConfigTextParser } from './services/configTextParser.js';
 import { QrService } from './services/qr.js';
 import { ErrorImageService } from './services/errorImages.js';
 
@@ -125,6 +126,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const redis = await openRedis(config, base, log);
   const store = redis?.store ?? base;
   let pool: PagePool | undefined;
+  let configParser: ConfigTextParser | undefined;
   try {
     const masterKey = masterKeyOf(config);
     pool = await startPool(config, log);
@@ -165,7 +167,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
     const fingerprint = pool.fingerprint();
-    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, renderer, windows, clock, fingerprint });
+    configParser = new ConfigTextParser();
+    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, renderer, windows, clock, fingerprint, configParser });
     const qr = new QrService(windows, clock);
     const errorImages = new ErrorImageService(renderer);
     const dashboard = new DashboardService({
@@ -229,6 +232,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           clearInterval(housekeeping);
           await billing.stopScheduler();
           await outbox.stop();
+          await configParser?.close();
           await p.close();
           // Counters batched in memory are written before the store closes: none is lost.
           await shortCharts.close().catch((err: unknown) => log.error({ err }, 'writing chart metrics at shutdown failed'));
@@ -240,6 +244,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       },
     };
   } catch (err) {
+    await configParser?.close();
     await pool?.close();
     await store.close();
     throw err;

@@ -4,7 +4,7 @@
 import { clientKey } from '../chart/clientAddress.js';
 import { KEY_GONE_DETAIL, keyMayRunCode, requestUnderKey } from '../chart/callerCode.js';
 import { PLANS } from '../chart/plans.js';
-import { checkOutputPixels, parseSide, quickChartRequest, type QuickChartFields } from '../chart/quickchart.js';
+import { checkOutputPixels, configTextToPreparse, parseSide, quickChartRequest, type ParsedConfigText, type QuickChartFields } from '../chart/quickchart.js';
 import { checkColor, checkDimensions, renderDigest, type RenderRequest } from '../chart/request.js';
 import { parseTemplateOverrides, templatePatches, type TemplateOverrides } from '../chart/templates.js';
 import { forbidden, notFound, rateLimited } from '../errors.js';
@@ -12,6 +12,7 @@ import type { AccountStore, ChartStore, KeyStore, OpenRenderWindows } from '../s
 import type { AuthContext } from './accounts.js';
 import type { ChartService } from './charts.js';
 import type { ChartMetricsRecorder } from './chartMetrics.js';
+import type { ConfigTextParser } from './configTextParser.js';
 import type { ImageCache } from './imageCache.js';
 import type { OpenChartService } from './open.js';
 import type { ServedChart, ShortChart, ShortChartService } from './shortCharts.js';
@@ -46,6 +47,8 @@ export interface QuickChartDeps {
   clock: Clock;
   /** Names the renderer of anonymous images (key holders' renders carry their own). */
   fingerprint?: Pick<RendererFingerprint, 'header'>;
+  /** Parses key holders' large config texts off the event loop (absent: inline, as small ones are). */
+  configParser?: Pick<ConfigTextParser, 'parse'>;
 }
 
 /** New template variants (cache misses) one address may have drawn per hour, over all charts. */
@@ -62,7 +65,8 @@ export class QuickChartService {
   /** GET/POST /chart: a key holder's render is a generation; an anonymous one is the open endpoint's. */
   async render(caller: QuickChartCaller, fields: QuickChartFields, signal?: AbortSignal): Promise<QuickChartImage> {
     if ('auth' in caller) {
-      return this.d.charts.generate(caller.auth, {}, async (_req, img) => img, { signal, request: (auth) => quickChartRequest(fields, keyedCaller(auth)) });
+      const parsed = await this.preparse(fields);
+      return this.d.charts.generate(caller.auth, {}, async (_req, img) => img, { signal, request: (auth) => quickChartRequest(fields, keyedCaller(auth), undefined, parsed) });
     }
     const req = quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null });
     const img = await this.d.open.renderPrepared(req, caller.anonymousIp, signal);
@@ -71,7 +75,15 @@ export class QuickChartService {
 
   /** POST /chart/create: a short chart like /v1/chart/create's, served on /chart/render/{id}. */
   async create(auth: AuthContext, fields: QuickChartFields, signal?: AbortSignal): Promise<ShortChart> {
-    return this.d.shortCharts.create(auth, {}, { signal, request: (a) => quickChartRequest(fields, keyedCaller(a)) }, '/chart/render/');
+    const parsed = await this.preparse(fields);
+    return this.d.shortCharts.create(auth, {}, { signal, request: (a) => quickChartRequest(fields, keyedCaller(a), undefined, parsed) }, '/chart/render/');
+  }
+
+  /** A key holder's large config text (up to the body limit, 2 MB) parsed in a worker; small
+   *  ones and keyless ones (at most 6144 bytes) are parsed inline where the request is built. */
+  private async preparse(fields: QuickChartFields): Promise<ParsedConfigText | undefined> {
+    const text = this.d.configParser ? configTextToPreparse(fields) : null;
+    return text === null ? undefined : this.d.configParser!.parse(text);
   }
 
   /**

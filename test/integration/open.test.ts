@@ -290,6 +290,9 @@ describe('GET /v1/open/chart', function () {
       ['bkg not a colour', { type: 'bar', data: '1', bkg: 'expression(alert(1))' }],
       ['501 data points', { type: 'bar', data: Array(501).fill(1).join(',') }],
       ['a function string', { c: JSON.stringify({ ...CHART, options: { scales: { y: { ticks: { callback: '(v) => v + "%"' } } } } }) }],
+      // issue 30: strings that parse as arrow functions rendered 200 before acorn read them
+      ['a constant arrow as an option value', { c: JSON.stringify({ ...CHART, options: { scales: { y: { ticks: { stepSize: '_ => 0' } } } } }) }],
+      ['a scriptable font arrow as an option value', { c: JSON.stringify({ ...CHART, options: { scales: { x: { ticks: { font: 'ctx => ({ size: 12 })' } } } } }) }],
       ['a top-level plugins array', { c: JSON.stringify({ ...CHART, plugins: [{ id: 'x' }] }) }],
       ['a remote image outside data', { c: JSON.stringify({ ...CHART, options: { plugins: { title: { display: true, text: 'see https://evil.example' } } } }) }],
       ['a config Chart.js refuses', { c: JSON.stringify({ ...CHART, options: { scales: { x: { type: 'nonexistent' } } } }) }],
@@ -300,6 +303,13 @@ describe('GET /v1/open/chart', function () {
         expect(e, JSON.stringify(e)).to.include({ status: 400, error: 'invalid_config' });
       });
     }
+
+    it('200: prose with arrows and parentheses in the title is not code', async () => {
+      const text = ['a => b is how we write it', 'Sales (EUR) -> up'];
+      const res = await get(openPath({ c: JSON.stringify({ ...CHART, options: { plugins: { title: { display: true, text } } } }) }));
+      expect(res.status, await res.clone().text()).to.equal(200);
+      expect(isPng(await bytes(res))).to.equal(true);
+    });
 
     it('400 invalid_config: a parameter given twice', async () => {
       const e = await openError(await get('/v1/open/chart?type=bar&data=1&data=2'));
