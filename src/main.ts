@@ -73,6 +73,8 @@ export interface Services {
   trials: TrialService;
   outbox: OutboxWorker;
   quickchart: QuickChartService;
+  /** Large JSON5 config texts of key holders, parsed in worker threads. */
+  configParser: ConfigTextParser;
   qr: QrService;
   errorImages: ErrorImageService;
   fingerprint: RendererFingerprint;
@@ -180,7 +182,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       : null;
     const deps: Services = {
       config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
-      quickchart, qr, errorImages, fingerprint,
+      quickchart, configParser, qr, errorImages, fingerprint,
       dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
     };
     const app = createApp(deps);
