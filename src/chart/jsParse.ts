@@ -13,11 +13,18 @@ export const MAX_PARSE_CHARS = 8192;
  *  frames each), so a string of 6000 `(` would cost milliseconds and end in a stack overflow. */
 export const MAX_PARSE_DEPTH = 64;
 
-const OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true };
+// preserveParens: a parenthesised expression's node spans its parentheses, so "parsed whole" can
+// be read from where the node ends
+const OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true, preserveParens: true };
 
-// Only these can start what this module refuses: a function or arrow needs `(` or `=>`, a class
-// or method a `{`, a call `(` or a template, a template a backquote. Most strings skip the parser.
-const MAY_BE_CODE = /=>|[(`{]/;
+// Nothing this module refuses can be written without one of these: a function needs `function`
+// or a method's `{`, an arrow `=>`, a class `class`, a substitution `${`, a tagged template a
+// backquote, a refused call or member its name (the gate has undone escapes, so `\u0065val` is
+// `eval` here). Strings without any (`rgba(0, 0, 0, 0.5)`, "Sales (EUR)") skip the parser.
+const MAY_BE_CODE = /=>|[`{]|function|class|eval|execscript|set(?:timeout|interval|immediate)|fromcharcode|atob|import|constructor|__proto__|prototype/i;
+// What only a script parse finds (the expression parse comes first): statements after a label or
+// a semicolon, on several lines, or opened by a block or a statement keyword.
+const MAY_BE_STATEMENTS = /[;:\n\r\u2028\u2029]|^\s*(?:\{|(?:if|for|while|do|try|with|switch|var|let|const|return|throw|async|function|class)\b)/;
 
 /** Names whose call runs a string as code (lower case: `EVAL` is not JavaScript's eval, but a
  *  case-folding layer must not turn it into one either). */
@@ -58,18 +65,31 @@ export function parsedCodeKind(text: string, strict: boolean): CodeKind | Unchec
 /** Why a candidate was refused without an answer (the gate fails closed). */
 export type Unchecked = 'too long to check' | 'too deeply nested to check';
 
-/** An upper bound of the bracket, substitution and arrow nesting acorn would descend into. */
+/**
+ * An upper bound of the nesting acorn would descend into: open brackets, plus the arrows whose
+ * bodies are still open (an arrow's body runs to the next `,` or `;` or to the bracket that
+ * encloses it), so `(a)=>(a)=>...` counts each arrow while "A => B, C => D, ..." counts one.
+ */
 function nestingBound(text: string): number {
-  let depth = 0;
+  const arrows: number[] = [0]; // open arrows per bracket level
+  let open = 0; // brackets plus open arrows
   let max = 0;
-  let arrows = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 40 || c === 91 || c === 123) max = Math.max(max, ++depth); // ( [ {
-    else if (c === 41 || c === 93 || c === 125) depth = Math.max(0, depth - 1);
-    else if (c === 61 && text.charCodeAt(i + 1) === 62) arrows++; // =>
+    if (c === 40 || c === 91 || c === 123) {
+      arrows.push(0); // ( [ {
+      max = Math.max(max, ++open);
+    } else if (c === 41 || c === 93 || c === 125) {
+      if (arrows.length > 1) open -= 1 + arrows.pop()!; // ) ] }
+    } else if (c === 44 || c === 59) {
+      open -= arrows[arrows.length - 1]!; // , ;
+      arrows[arrows.length - 1] = 0;
+    } else if (c === 61 && text.charCodeAt(i + 1) === 62) {
+      arrows[arrows.length - 1]!++; // =>
+      max = Math.max(max, ++open);
+    }
   }
-  return max + arrows;
+  return max;
 }
 
 function parseWhole(text: string): Node | 'too deeply nested to check' | null {
@@ -79,9 +99,9 @@ function parseWhole(text: string): Node | 'too deeply nested to check' | null {
       if (/^[\s;]*$/.test(text.slice(expr.end))) return expr;
     } catch (err) {
       if (!(err instanceof SyntaxError) || err.message.startsWith('Not enough stack space')) throw err;
-      // not an expression: perhaps statements (`if (x) { ... }`, `f(); g()`, `label: x => x`)
     }
-    return parse(text, OPTIONS) as unknown as Node;
+    // not an expression: perhaps statements (`if (x) { ... }`, `f(); g()`, `label: x => x`)
+    return MAY_BE_STATEMENTS.test(text) ? (parse(text, OPTIONS) as unknown as Node) : null;
   } catch (err) {
     // a chain of unary, ternary or assignment operators can still recurse past the stack: acorn
     // reports that as a SyntaxError of its own (catchStackOverflow), older versions as a RangeError
@@ -156,7 +176,7 @@ function namesAValue(arrow: Node): boolean {
 function calleeName(callee: Node): string | null {
   let n = callee;
   for (;;) {
-    if (n.type === 'ChainExpression') n = n.expression as Node;
+    if (n.type === 'ChainExpression' || n.type === 'ParenthesizedExpression') n = n.expression as Node;
     else if (n.type === 'SequenceExpression') n = (n.expressions as Node[]).at(-1)!;
     else break;
   }
