@@ -362,6 +362,19 @@ describe('parser bounds (fail closed)', () => {
   });
 });
 
+describe('parser fast path for prose arrows in data', () => {
+  it('gives the answer of the parser on arrow-shaped text', () => {
+    const parts = ['x', 'y', 'Q1', 'Q2', '42', '1.5', 'this', 'null', 'true', 'async', 'eval', 'new', '$', '_', 'x.y', 'f(x)', '{}', '`a`', ' '];
+    let checked = 0;
+    for (const a of parts) for (const b of parts) for (const c of [null, ...parts]) {
+      const text = c === null ? `${a} => ${b}` : `${a} => ${b} => ${c}`;
+      expect(parsedCodeKind(text, false), text).to.equal(parsedCodeKind(text, false, false));
+      checked++;
+    }
+    expect(checked).to.be.above(7000);
+  });
+});
+
 describe('tokenizer cost', () => {
   it('a quote or slash that never closes is looked for within MAX_LITERAL characters: cost linear in the text', () => {
     for (const unit of ['(/[', '"\\', "'\\", '/', '"']) {
