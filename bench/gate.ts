@@ -53,9 +53,13 @@ const CASES: Array<[string, object]> = [
   ['many prose arrows in data: Qi => Qj', fill(labels, (i) => `Q${i} => Q${i + 1}`)],
   ['many short arrows in data: x => 1 (prose there)', fill(labels, () => 'x => 1')],
   ['one 6 KB prose title with arrows and parentheses', long('Sales (EUR) => up 5%, ')],
-  ['one 6 KB title of nested parentheses (refused)', long('(')],
-  ['one 6 KB title of arrow chain a=>a=> (refused)', long('a=>')],
-  ['one 6 KB title of unary minus chain (fails closed or parses)', long('- ')],
+  ['many labels in braces {i}: two parses each', fill(labels, (i) => `{${i}}`)],
+  ['many labels with code words: "eval i (x)"', fill(labels, (i) => `eval ${i} (x)`)],
+  ['many labels with backquotes: `x` i', fill(labels, (i) => `\`x\` ${i}`)],
+  ['one 6 KB title of nested parentheses', long('(')],
+  ['one 6 KB title of parentheses around eval (refused unparsed)', title(`${'('.repeat(6000)}eval(1)`)],
+  ['one 6 KB title of arrow chain a=>a=>', long('a=>')],
+  ['one 6 KB title of unary minus chain then eval(x)', title(`${'- '.repeat(2990)}eval(x)`)],
   ['many arrows in options (refused at the first)', fill(colours, () => '_ => 0')],
 ];
 

@@ -2,16 +2,17 @@
 // become dangerous if another layer failed. Why: docs/decisions/0008-open-endpoint.md.
 
 import { findCode } from './jsTokens.js';
-import { mayBeCode, parsedCodeKind } from './jsParse.js';
+import { parsedCodeKind, type ParseBudget } from './jsParse.js';
 import { CHART_TYPES } from './request.js';
 
 const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
 const MAX_DEPTH = 32;
 const MAX_NODES = 100_000;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-/** Strings handed to the parser per config: a 6144-byte config holds fewer than 1,600 strings
- *  that pass its pre-filter, so only a config from elsewhere can reach this; it is refused. */
-export const MAX_PARSES_PER_CONFIG = 2048;
+/** Strings handed to the parser per config: a parse costs 10-40 µs, so this holds the gate of a
+ *  6144-byte config to a few milliseconds. Past it the config is refused (few labels name code
+ *  words, braces or backquotes; prose arrows in data are answered without a parse). */
+export const MAX_PARSES_PER_CONFIG = 128;
 
 // What the gate refuses:
 // - Shape: a plain JSON object whose `type` (and every dataset `type`) is one of CHART_TYPES;
@@ -56,8 +57,8 @@ export function findGateViolation(config: unknown): string | null {
 
 interface WalkState {
   nodes: number;
-  /** strings parsed so far (MAX_PARSES_PER_CONFIG) */
-  parses: number;
+  /** parses left (MAX_PARSES_PER_CONFIG) */
+  readonly budget: ParseBudget;
   readonly path: Array<string | number>;
 }
 
@@ -67,7 +68,7 @@ function checkConfig(config: unknown): string | null {
   const type = config.type;
   if (typeof type !== 'string') return 'config.type must be a string naming the chart type';
   if (!TYPE_SET.has(type)) return `unsupported chart type ${quote(type)}`;
-  const state: WalkState = { nodes: 0, parses: 0, path: [] };
+  const state: WalkState = { nodes: 0, budget: { parses: MAX_PARSES_PER_CONFIG }, path: [] };
   return walk(config, 1, false, state) ?? checkDatasetTypes(config);
 }
 
@@ -283,10 +284,9 @@ function applyRules(f: Forms, rules: readonly Rule[]): string | null {
 function codeViolation(f: Forms, strict: boolean, state: WalkState): string | null {
   const kind = findCode(f.text, strict);
   if (kind) return `looks like code (${kind})`;
-  if (!mayBeCode(f.cased)) return null;
-  // fail closed: past the bound nothing more is parsed, so the config is not admitted
-  if (++state.parses > MAX_PARSES_PER_CONFIG) return 'too many strings that may be code to check';
-  const parsed = parsedCodeKind(f.cased, strict);
+  // fail closed: past a bound nothing more is parsed, so the config is not admitted
+  const parsed = parsedCodeKind(f.cased, strict, state.budget);
+  if (parsed === 'too many to check') return 'too many strings that may be code to check';
   if (parsed === 'too long to check' || parsed === 'too deeply nested to check') return `a string that may be code is ${parsed}`;
   return parsed && `looks like code (${parsed})`;
 }

@@ -19,9 +19,10 @@ const OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', allowRet
 
 // Nothing this module refuses can be written without one of these: a function needs `function`
 // or a method's `{`, an arrow `=>`, a class `class`, a substitution `${`, a tagged template a
-// backquote, a refused call or member its name (the gate has undone escapes, so `\u0065val` is
-// `eval` here). Strings without any (`rgba(0, 0, 0, 0.5)`, "Sales (EUR)") skip the parser.
-const MAY_BE_CODE = /=>|[`{]|function|class|eval|execscript|set(?:timeout|interval|immediate)|fromcharcode|atob|import|constructor|__proto__|prototype/i;
+// backquote, a refused call its name then `(` or a backquote, a refused member `.` or `[` then
+// its name (the gate has undone escapes, so `\u0065val` is `eval` here). Strings without any
+// (`rgba(0, 0, 0, 0.5)`, "Sales (EUR)", "Imports 2024") skip the parser.
+const MAY_BE_CODE = /=>|[`{]|\bfunction\b|\bclass\b|(?:eval|execscript|set(?:timeout|interval|immediate)|fromcharcode|atob|import)\W*[(`]|[.[]\W*(?:constructor|__proto__|prototype)/i;
 // What only a script parse finds (the expression parse comes first): statements after a label or
 // a semicolon, on several lines, or opened by a block or a statement keyword.
 const MAY_BE_STATEMENTS = /[;:\n\r\u2028\u2029]|^\s*(?:\{|(?:if|for|while|do|try|with|switch|var|let|const|return|throw|async|function|class)\b)/;
@@ -54,9 +55,10 @@ export function mayBeCode(text: string): boolean {
  * text) an arrow that can only name a value (`Revenue => profit`, `x => 42`: one bare parameter
  * it never uses, a name or literal as body) is prose: even revived it would do nothing.
  */
-export function parsedCodeKind(text: string, strict: boolean, fastPath = true): CodeKind | Unchecked | null {
+export function parsedCodeKind(text: string, strict: boolean, budget: ParseBudget = { parses: Infinity }, fastPath = true): CodeKind | Unchecked | null {
   if (!mayBeCode(text)) return null;
   if (fastPath && !strict && isProseArrow(text)) return null;
+  if (--budget.parses < 0) return 'too many to check';
   if (text.length > MAX_PARSE_CHARS) return 'too long to check';
   if (nestingBound(text) > MAX_PARSE_DEPTH) return 'too deeply nested to check';
   const root = parseWhole(text);
@@ -91,7 +93,12 @@ function isProseArrow(text: string): boolean {
 }
 
 /** Why a candidate was refused without an answer (the gate fails closed). */
-export type Unchecked = 'too long to check' | 'too deeply nested to check';
+export type Unchecked = 'too long to check' | 'too deeply nested to check' | 'too many to check';
+
+/** Parses one config may still spend (each costs 10-40 µs, most of it acorn's set-up and error). */
+export interface ParseBudget {
+  parses: number;
+}
 
 /**
  * An upper bound of the nesting acorn would descend into: open brackets, plus the arrows whose

@@ -336,13 +336,13 @@ describe('parser bounds (fail closed)', () => {
 
   it('refuses a candidate longer than MAX_PARSE_CHARS or nested deeper than MAX_PARSE_DEPTH unparsed', () => {
     expect(parsedCodeKind(`eval(${'x'.repeat(MAX_PARSE_CHARS)})`, true)).to.equal('too long to check');
-    expect(parsedCodeKind('('.repeat(MAX_PARSE_DEPTH) + 'eval' + ')'.repeat(MAX_PARSE_DEPTH), true)).to.equal(null);
-    expect(parsedCodeKind('('.repeat(MAX_PARSE_DEPTH + 1) + 'eval' + ')'.repeat(MAX_PARSE_DEPTH + 1), true)).to.equal('too deeply nested to check');
+    expect(parsedCodeKind('('.repeat(MAX_PARSE_DEPTH - 1) + 'eval(1)' + ')'.repeat(MAX_PARSE_DEPTH - 1), true)).to.equal('code call');
+    expect(parsedCodeKind('('.repeat(MAX_PARSE_DEPTH) + 'eval(1)' + ')'.repeat(MAX_PARSE_DEPTH), true)).to.equal('too deeply nested to check');
     expect(parsedCodeKind('a=>'.repeat(MAX_PARSE_DEPTH + 1) + '0', false)).to.equal('too deeply nested to check');
     expect(parsedCodeKind('(a)=>'.repeat(MAX_PARSE_DEPTH + 1) + '0', false)).to.equal('too deeply nested to check');
     // arrows in a list do not nest: prose with many of them is parsed (and is prose)
     expect(parsedCodeKind('Sales (EUR) => up 5%, '.repeat(200), true)).to.equal(null);
-    expect(findGateViolation(withOption(`${'('.repeat(6000)}eval`))).to.match(/too deeply nested to check/);
+    expect(findGateViolation(withLabel(`${'{'.repeat(6000)}a`))).to.match(/too deeply nested to check/);
   });
 
   it('turns a stack overflow inside the parser into a refusal, never a throw', () => {
@@ -353,12 +353,15 @@ describe('parser bounds (fail closed)', () => {
   });
 
   it('parses at most MAX_PARSES_PER_CONFIG strings of one config, then refuses it', () => {
-    // data: an arrow naming a value is prose there, but it is parsed to know that
-    const labels = Array.from({ length: MAX_PARSES_PER_CONFIG }, (_, i) => `x => ${i}`);
+    // set notation in labels: harmless, but only a parse can tell
+    const labels = Array.from({ length: MAX_PARSES_PER_CONFIG }, (_, i) => `{${i}}`);
     const ok = { type: 'bar', data: { labels, datasets: [{ data: [1] }] } };
     expect(findGateViolation(ok)).to.equal(null);
-    const over = { type: 'bar', data: { labels: [...labels, 'y => 1'], datasets: [{ data: [1] }] } };
+    const over = { type: 'bar', data: { labels: [...labels, '{a, b}'], datasets: [{ data: [1] }] } };
     expect(findGateViolation(over)).to.match(/^too many strings that may be code to check/);
+    // answered without a parse, so not counted: prose arrows in data, strings naming no code
+    const prose = Array.from({ length: 1000 }, (_, i) => (i % 2 ? `Q${i} => Q${i + 1}` : `Imports ${i} (EUR)`));
+    expect(findGateViolation({ type: 'bar', data: { labels: prose, datasets: [{ data: [1] }] } })).to.equal(null);
   });
 });
 
@@ -368,7 +371,7 @@ describe('parser fast path for prose arrows in data', () => {
     let checked = 0;
     for (const a of parts) for (const b of parts) for (const c of [null, ...parts]) {
       const text = c === null ? `${a} => ${b}` : `${a} => ${b} => ${c}`;
-      expect(parsedCodeKind(text, false), text).to.equal(parsedCodeKind(text, false, false));
+      expect(parsedCodeKind(text, false), text).to.equal(parsedCodeKind(text, false, undefined, false));
       checked++;
     }
     expect(checked).to.be.above(7000);
