@@ -12,7 +12,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 /** Strings handed to the parser per config: a parse costs 10-40 µs, so this holds the gate of a
  *  6144-byte config to a few milliseconds. Past it the config is refused (few labels name code
  *  words, braces or backquotes; prose arrows in data are answered without a parse). */
-export const MAX_PARSES_PER_CONFIG = 128;
+export const MAX_PARSES_PER_CONFIG = 64;
 
 // What the gate refuses:
 // - Shape: a plain JSON object whose `type` (and every dataset `type`) is one of CHART_TYPES;
