@@ -1,7 +1,7 @@
 // The open endpoint's gate asks a standard JavaScript parser (acorn) whether a string, taken as a
 // whole, is code: a function, an arrow function, a class, a call of eval/Function and their kin,
 // a template with substitutions. Pure and linear (acorn is a single pass). Why a parser beside
-// the token rules of ./jsTokens.ts: docs/decisions/0014-gate-parser.md.
+// the token rules of ./jsTokens.ts: docs/decisions/0015-gate-parser.md.
 import { parse, parseExpressionAt, type Options } from 'acorn';
 import type { CodeKind } from './jsTokens.js';
 

@@ -1,7 +1,7 @@
 // JSON5 parsing of large config text off the event loop: json5 is plain JavaScript, about 0.3 µs
 // a byte (a 2 MB config is 0.5-0.7 s of CPU), and on the event loop that stalls every other
 // request. A few worker threads, started on first use and kept warm, parse it; small texts stay
-// inline, where the hop would cost more than the parse. Why: docs/decisions/0014-gate-parser.md.
+// inline, where the hop would cost more than the parse. Why: docs/decisions/0015-gate-parser.md.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { invalidInput, serviceUnavailable } from '../errors.js';
