@@ -32,6 +32,9 @@ parentPort.on('message', ({ id, text }) => {
 });
 `;
 
+/** A 2 MB JSON5 text makes a value of a few tens of MB; this leaves room and bounds the rest. */
+const WORKER_HEAP_MB = 512;
+
 type Answer = { kind: 'json' } | { kind: 'invalid' } | { kind: 'data'; value: unknown };
 
 interface Job {
@@ -99,7 +102,8 @@ export class ConfigTextParser {
   }
 
   #start(): Slot {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { json5Path: this.#json5Path } });
+    // its own heap, bounded: a text that blows it up fails its parse (400), not the server
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { json5Path: this.#json5Path }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     // an idle worker never keeps the process alive
     worker.unref();
     const slot: Slot = { worker, job: null };
