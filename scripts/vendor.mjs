@@ -13,6 +13,17 @@ const copies = {
   'chartjs-adapter-date-fns.js': 'node_modules/chartjs-adapter-date-fns/dist/chartjs-adapter-date-fns.bundle.min.js',
   'chartjs-plugin-datalabels.js': 'node_modules/chartjs-plugin-datalabels/dist/chartjs-plugin-datalabels.min.js',
   'chartjs-plugin-annotation.js': 'node_modules/chartjs-plugin-annotation/dist/chartjs-plugin-annotation.min.js',
+  // Chart.js 4 chart-type plugins (each registers its controllers on load, as in a browser)
+  'chartjs-chart-matrix.js': 'node_modules/chartjs-chart-matrix/dist/chartjs-chart-matrix.min.js',
+  'chartjs-chart-treemap.js': 'node_modules/chartjs-chart-treemap/dist/chartjs-chart-treemap.min.js',
+  'chartjs-chart-sankey.js': 'node_modules/chartjs-chart-sankey/dist/chartjs-chart-sankey.min.js',
+  'chartjs-chart-financial.js': 'node_modules/chartjs-chart-financial/dist/chartjs-chart-financial.min.js',
+  'chartjs-chart-boxplot.js': 'node_modules/@sgratzl/chartjs-chart-boxplot/build/index.umd.min.js',
+  'chartjs-chart-funnel.js': 'node_modules/chartjs-chart-funnel/build/index.umd.min.js',
+  'chartjs-chart-error-bars.js': 'node_modules/chartjs-chart-error-bars/build/index.umd.min.js',
+  'chartjs-chart-wordcloud.js': 'node_modules/chartjs-chart-wordcloud/build/index.umd.min.js',
+  'chartjs-chart-venn.js': 'node_modules/chartjs-chart-venn/build/index.umd.min.js',
+  'chartjs-chart-graph.js': 'node_modules/chartjs-chart-graph/build/index.umd.min.js',
   // Chart.js 3.9.1 (harness3.html) shares the date-fns adapter and datalabels 2.x above
   'v3/chart.js': 'node_modules/chartjs3/dist/chart.min.js',
   'v3/chartjs-plugin-annotation.js': 'node_modules/chartjs-plugin-annotation-v3/dist/chartjs-plugin-annotation.min.js',
