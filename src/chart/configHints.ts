@@ -31,7 +31,8 @@ export function noDataProblem(config: Record<string, unknown>, field: string): s
     return `${field}.data.datasets is empty: nothing to draw (give at least one dataset with data, e.g. "datasets": [{"data": [1, 2, 3]}])`;
   }
   const hasData = datasets.some((d) => {
-    const values = isObject(d) ? d.data : undefined;
+    // a treemap (chartjs-chart-treemap) draws its dataset's tree, not its data
+    const values = isObject(d) ? (d.tree ?? d.data) : undefined;
     return Array.isArray(values) ? values.length > 0 : isObject(values) && Object.keys(values).length > 0;
   });
   if (!hasData) return `${field}.data.datasets has no data: every dataset's data is missing or empty, so the image would be blank`;

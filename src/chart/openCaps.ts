@@ -1,6 +1,7 @@
 // Cost caps of the open endpoint (pure): options that make Chart.js or its plugins loop or
 // allocate per unit are capped, and refused past the cap. Why: docs/decisions/0008-open-endpoint.md.
 import { parse as parseWithFormat, parseISO, isValid } from 'date-fns';
+import { FINANCIAL_TYPES, SET_TYPES } from './chartTypes.js';
 
 /** Most ticks a scale may generate (ticks.count, maxTicksLimit, a time range over its unit). */
 export const MAX_TICKS = 1000;
@@ -19,6 +20,12 @@ export const MAX_LOG_DECADES = 100;
 export const MAX_DATA_POINTS = 500;
 /** Annotations (chartjs-plugin-annotation) in one chart. */
 export const MAX_ANNOTATIONS = 100;
+/** Force-directed layout ticks run before the image (chartjs-chart-graph; the page's default is 300). */
+export const MAX_LAYOUT_ITERATIONS = 300;
+/** Sample points of a violin's density curve (@sgratzl/chartjs-chart-boxplot; default 100). */
+export const MAX_DENSITY_POINTS = 1000;
+/** Areas of a venn or euler diagram: five sets make 31; the layout is an optimisation over all pairs. */
+export const MAX_SET_AREAS = 31;
 
 interface NumberCap {
   min: number;
@@ -35,6 +42,12 @@ const NUMBER_CAPS: ReadonlyMap<string, NumberCap> = new Map<string, NumberCap>([
   ['count', { min: 0, max: MAX_TICKS }],
   ['maxTicksLimit', { min: 0, max: MAX_TICKS }],
   ['sampleSize', { min: 0, max: MAX_TICKS }],
+  // chartjs-chart-graph: simulation ticks; @sgratzl/chartjs-chart-boxplot: density samples
+  ['initialIterations', { min: 0, max: MAX_LAYOUT_ITERATIONS, integer: true }],
+  ['points', { min: 0, max: MAX_DENSITY_POINTS, integer: true }],
+  // chartjs-chart-wordcloud: each try lays every word out again on a board this much larger
+  ['maxTries', { min: 0, max: 5, integer: true }],
+  ['scalingFactor', { min: 0.1, max: 2 }],
   ['autoSkipPadding', positivePixels],
   ['precision', { min: 0, max: 20 }],
   // annotation polygons: one vertex per side
@@ -42,7 +55,8 @@ const NUMBER_CAPS: ReadonlyMap<string, NumberCap> = new Map<string, NumberCap>([
   // fonts (Chart.js parses '12px' as 12)
   ['size', { min: 0, max: MAX_FONT_SIZE }],
   // radii
-  ...['radius', 'pointRadius', 'hoverRadius', 'pointHoverRadius', 'hitRadius', 'pointHitRadius', 'borderRadius', 'hoverBorderRadius', 'cutout']
+  ...['radius', 'pointRadius', 'hoverRadius', 'pointHoverRadius', 'hitRadius', 'pointHitRadius', 'borderRadius', 'hoverBorderRadius', 'cutout',
+    'outlierRadius', 'itemRadius', 'meanRadius']
     .map((k): [string, NumberCap] => [k, positivePixels]),
   // widths and thicknesses
   ...['borderWidth', 'hoverBorderWidth', 'pointBorderWidth', 'pointHoverBorderWidth', 'lineWidth', 'tickWidth', 'textStrokeWidth',
@@ -51,7 +65,7 @@ const NUMBER_CAPS: ReadonlyMap<string, NumberCap> = new Map<string, NumberCap>([
     .map((k): [string, NumberCap] => [k, positivePixels]),
   // offsets, paddings and blurs
   ...['padding', 'offset', 'hoverOffset', 'spacing', 'borderDashOffset', 'dashOffset', 'shadowBlur', 'textShadowBlur',
-    'shadowOffsetX', 'shadowOffsetY', 'xAdjust', 'yAdjust', 'labelOffset', 'weight']
+    'shadowOffsetX', 'shadowOffsetY', 'xAdjust', 'yAdjust', 'labelOffset', 'weight', 'nodePadding', 'nodeWidth']
     .map((k): [string, NumberCap] => [k, pixels]),
   // angles in degrees: an arc past 360 degrees is drawn once per full turn (ArcElement.fullCircles)
   ...['circumference', 'angle', 'rotation', 'startAngle', 'minRotation', 'maxRotation']
@@ -80,6 +94,7 @@ type Json = unknown;
 export function findCapViolation(config: Record<string, Json>): string | null {
   return (
     checkData(config.data) ??
+    checkPluginData(config) ??
     walkOptions(config.options, 'options', 0) ??
     checkDatasets(config.data) ??
     checkAnnotations(config.options) ??
@@ -182,8 +197,42 @@ function checkData(data: Json): string | null {
   const list = Array.isArray(datasets) ? datasets : isObject(datasets) ? Object.values(datasets) : [];
   if (list.length > MAX_DATASETS) return `${list.length} datasets; at most ${MAX_DATASETS} on the open endpoint`;
   let points = 0;
-  for (const ds of list) if (isObject(ds)) points += dataSize(ds.data);
+  // a treemap's tree and a graph's edges are data items too
+  for (const ds of list) if (isObject(ds)) points += dataSize(ds.data) + dataSize(ds.tree) + dataSize(ds.edges);
   if (points > MAX_DATA_POINTS) return `${points} data points; at most ${MAX_DATA_POINTS} on the open endpoint`;
+  return null;
+}
+
+/** The type of each dataset: its own, else the chart's. */
+function datasetTypes(config: Record<string, Json>): Array<[number, Record<string, Json>, unknown]> {
+  const data = config.data;
+  const list = isObject(data) && Array.isArray(data.datasets) ? data.datasets : [];
+  const out: Array<[number, Record<string, Json>, unknown]> = [];
+  list.forEach((ds, i) => {
+    if (isObject(ds)) out.push([i, ds, ds.type ?? config.type]);
+  });
+  return out;
+}
+
+/**
+ * Data the chart-type plugins loop over by value: a word cloud's values are font sizes (each word
+ * is drawn into a sprite that large), a venn or euler diagram's areas feed an optimisation over
+ * every pair of them.
+ */
+function checkPluginData(config: Record<string, Json>): string | null {
+  for (const [i, ds, type] of datasetTypes(config)) {
+    const values = Array.isArray(ds.data) ? ds.data : [];
+    if (type === 'wordCloud') {
+      for (let j = 0; j < values.length; j++) {
+        const v = values[j];
+        const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : 0;
+        if (!Number.isFinite(n) || n < 0 || n > MAX_FONT_SIZE) return `data.datasets[${i}].data[${j}] is a word size of ${String(v).slice(0, 20)}; the open endpoint allows 0..${MAX_FONT_SIZE}`;
+      }
+    }
+    if (typeof type === 'string' && SET_TYPES.has(type) && values.length > MAX_SET_AREAS) {
+      return `data.datasets[${i}] has ${values.length} ${type} areas; at most ${MAX_SET_AREAS} (five sets) on the open endpoint`;
+    }
+  }
   return null;
 }
 
@@ -311,7 +360,9 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 function checkTimeScales(config: Record<string, Json>): string | null {
   for (const entry of scalesOf(config)) {
     const { scale, path } = entry;
-    if (scale.type !== 'time' && scale.type !== 'timeseries') continue;
+    // candlestick and ohlc charts put a timeseries scale on x when the config names no type
+    const financialX = scale.type === undefined && typeof config.type === 'string' && FINANCIAL_TYPES.has(config.type) && (entry.axis ?? scaleAxis(entry.id, scale)) === 'x';
+    if (scale.type !== 'time' && scale.type !== 'timeseries' && !financialX) continue;
     const time = isObject(scale.time) ? scale.time : {};
     const ticks = isObject(scale.ticks) ? scale.ticks : {};
     if (ticks.source === 'data' || ticks.source === 'labels') continue; // one tick per data item or label

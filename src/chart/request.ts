@@ -4,6 +4,7 @@ import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
 import { PLANS, type Format, type Plan } from './plans.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
 import { chartjs2Hint } from './configHints.js';
+import { CHART_TYPES } from './chartTypes.js';
 
 export type ChartConfig = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ export interface TextPatch {
 
 export const SERVICE_NAME = 'chartshot';
 
-export const CHART_TYPES = ['bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble'] as const;
+export { CHART_TYPES } from './chartTypes.js';
 const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
 
 /** A config given as an object or as a JSON string (query parameters, form tools). */

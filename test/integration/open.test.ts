@@ -280,7 +280,7 @@ describe('GET /v1/open/chart', function () {
   describe('errors carry the open endpoint codes', () => {
     const bad: Array<[string, Record<string, string | number>]> = [
       ['invalid JSON', { c: '{"type": bar}' }],
-      ['an unsupported type in c', { c: '{"type":"sankey","data":{}}' }],
+      ['an unsupported type in c', { c: '{"type":"sunburst","data":{}}' }],
       ['an unsupported shortcut type', { type: 'radar', data: '1,2' }],
       ['neither c nor type', { w: 100 }],
       ['w out of range', { type: 'bar', data: '1', w: 2001 }],

@@ -131,7 +131,7 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
       ['bad format', { chart: BAR, width: 100, height: 100, format: 'gif' }, 'own', 400, 'invalid_input'],
       ['pdf on starter', { chart: BAR, width: 100, height: 100, format: 'pdf' }, 'own', 400, 'invalid_input'],
       ['chart not JSON', { chart: '{nope', width: 100, height: 100 }, 'own', 400, 'invalid_input'],
-      ['an unsupported type', { chart: { type: 'sankey', data: {} }, width: 100, height: 100 }, 'own', 400, 'invalid_input'],
+      ['an unsupported type', { chart: { type: 'sunburst', data: {} }, width: 100, height: 100 }, 'own', 400, 'invalid_input'],
     ];
     for (const [name, body, headers, status, code] of cases) {
       it(`${name} -> ${status} ${code}`, async () => {

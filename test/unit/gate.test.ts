@@ -150,11 +150,11 @@ describe('security gate (open endpoint)', () => {
     });
 
     it('names the refused type', () => {
-      expect(findGateViolation({ type: 'sankey' })).to.equal('unsupported chart type "sankey"');
+      expect(findGateViolation({ type: 'sunburst' })).to.equal('unsupported chart type "sunburst"');
       expect(findGateViolation({ type: 'polararea' })).to.equal('unsupported chart type "polararea"');
       expect(findGateViolation({ data: {} })).to.match(/type/);
-      expect(findGateViolation({ type: 'bar', data: { datasets: [{ data: [] }, { type: 'matrix', data: [] }] } }))
-        .to.equal('unsupported dataset type "matrix" at config.data.datasets[1]');
+      expect(findGateViolation({ type: 'bar', data: { datasets: [{ data: [] }, { type: 'heatmap', data: [] }] } }))
+        .to.equal('unsupported dataset type "heatmap" at config.data.datasets[1]');
     });
 
     it('does not echo an unprintable type back', () => {

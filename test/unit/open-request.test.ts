@@ -74,7 +74,7 @@ describe('open endpoint request (pure)', () => {
       ['both c and type', { c: JSON.stringify(BAR), type: 'bar', data: '1' }],
       ['c not JSON', { c: '{type: bar}' }],
       ['c not an object', { c: '[1,2]' }],
-      ['c with an unknown type', { c: '{"type":"sankey","data":{}}' }],
+      ['c with an unknown type', { c: '{"type":"sunburst","data":{}}' }],
       ['c without a type', { c: '{"data":{"datasets":[]}}' }],
       ['c with data not an object', { c: '{"type":"bar","data":[1]}' }],
       ['shortcut type outside bar/line/pie/doughnut', { type: 'radar', data: '1,2' }],
