@@ -92,7 +92,7 @@ async function serve(config: Config): Promise<void> {
 /** `chartshot --version`: this build and the renderer fingerprint image responses carry. */
 async function printVersion(config: Config): Promise<void> {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  const fp = await RendererFingerprint.detect(await chromiumVersionOf(config.chromiumPath));
+  const fp = await RendererFingerprint.detect(await chromiumVersionOf(config.chromiumPath), config.fontsDir);
   process.stdout.write(`chartshot ${pkg.version} (build ${config.buildHash})\n${fp.header()}\n`);
 }
 

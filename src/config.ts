@@ -1,9 +1,10 @@
 // The only reader of process.env: every setting is parsed, validated and frozen here, and
 // a bad value stops the process at start with a message naming the variable.
 import { cpus, totalmem } from 'node:os';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listFontFiles } from './render/fonts.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 /** pretty: one readable line per event; json: one JSON object per line; auto: pretty on a terminal. */
@@ -71,6 +72,8 @@ export interface Config {
   readonly chromiumPidsMax: number;
   /** RENDER_MEMORY_MB: bytes of typed arrays, canvases and images caller code may allocate in one render. */
   readonly renderMemoryMb: number;
+  /** FONTS_DIR: a folder of .ttf/.otf/.woff2 files every page can draw with; null = system fonts only. */
+  readonly fontsDir: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -189,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumMemoryMb: chromiumMemoryMb(env, poolSize),
     chromiumPidsMax: int(env, 'CHROMIUM_PIDS_MAX', defaultChromiumPidsMax(poolSize), 64, 1_000_000),
     renderMemoryMb: int(env, 'RENDER_MEMORY_MB', 256, 16, 65536),
+    fontsDir: fontsDir(env),
   });
 }
 
@@ -197,6 +201,21 @@ function chromiumMemoryMb(env: NodeJS.ProcessEnv, poolSize: number): number {
   const mb = int(env, 'CHROMIUM_MEMORY_MB', defaultChromiumMemoryMb(poolSize), 0, 16 * 1024 * 1024);
   if (mb !== 0 && mb < 256) throw new ConfigError(`CHROMIUM_MEMORY_MB must be 0 (no cgroup) or at least 256, got ${mb}`);
   return mb;
+}
+
+/** FONTS_DIR: an existing, readable folder with at most MAX_FONT_FILES font files. */
+function fontsDir(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.FONTS_DIR?.trim();
+  if (!raw) return null;
+  const dir = resolve(raw);
+  try {
+    if (!statSync(dir).isDirectory()) throw new ConfigError(`FONTS_DIR must be a folder, got the file ${dir}`);
+    listFontFiles(dir);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`FONTS_DIR must be a readable folder of .ttf/.otf/.woff2 files: ${(err as Error).message}`);
+  }
+  return dir;
 }
 
 /** DATABASE_URL, REDIS_URL and MASTER_KEY: instances sharing a database must share the key. */

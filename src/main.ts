@@ -114,6 +114,7 @@ export async function startPool(config: Config, log: Logger): Promise<PagePool> 
       pageMaxRenders: config.pageMaxRenders,
       ...(config.chromiumMemoryMb > 0 && { memoryWall: { memoryMb: config.chromiumMemoryMb, pidsMax: config.chromiumPidsMax } }),
       renderMemoryMb: config.renderMemoryMb,
+      fontsDir: config.fontsDir,
     },
     log,
   );

@@ -25,6 +25,8 @@ export interface BrowserOptions {
   chromiumGid?: number;
   /** The cgroup limits for Chromium's whole process tree; absent: no cgroup is tried. */
   memoryWall?: { memoryMb: number; pidsMax: number };
+  /** The fontconfig file Chromium reads (src/render/fonts.ts: aliases, FONTS_DIR); unset: the system's. */
+  fontconfigFile?: string;
 }
 
 const SETPRIV = '/usr/bin/setpriv';
@@ -156,7 +158,7 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
       args: launchArgs(opts, mode),
       // Popups are blocked by the browser itself: window.open returns null, no window is made.
       ignoreDefaultArgs: ['--disable-popup-blocking'],
-      env: browserEnv(profile),
+      env: { ...browserEnv(profile), ...(opts.fontconfigFile ? { FONTCONFIG_FILE: opts.fontconfigFile } : {}) },
       timeout: opts.launchTimeoutMs ?? 30000,
       protocolTimeout: 60000,
       handleSIGINT: false,

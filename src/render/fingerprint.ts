@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fontsDirHash } from './fonts.js';
 
 export type ChartjsMajor = 2 | 3 | 4;
 
@@ -44,13 +45,15 @@ function run(file: string, args: string[], timeoutMs: number): Promise<string> {
 
 /**
  * Eight hex digits over the font files fontconfig offers Chromium: sorted paths and sizes
- * (reading every byte of the CJK fonts would take a second at start for little gain).
- * No fontconfig: the hash of nothing, still stable.
+ * (reading every byte of the CJK fonts would take a second at start for little gain), and
+ * `extra`: fontsDirHash (src/render/fonts.ts) of FONTS_DIR's files, byte by byte, and the alias
+ * rules Chromium is started with. No fontconfig: the hash of `extra` alone, still stable.
  */
-export async function fontsHash(): Promise<string> {
+export async function fontsHash(extra = ''): Promise<string> {
   const out = await run('fc-list', ['--format', '%{file}\n'], 10_000);
   const files = [...new Set(out.split('\n').filter((l) => l.startsWith('/')))].sort();
   const hash = createHash('sha256');
+  if (extra) hash.update(`extra\0${extra}\n`);
   for (const f of files) {
     const size = await stat(f).then((s) => s.size, () => -1);
     hash.update(`${f}\0${size}\n`);
@@ -78,7 +81,8 @@ export class RendererFingerprint {
     return `chartjs=${this.parts.chartjs[chartjs]}; chromium=${this.parts.chromium}; fonts=${this.parts.fonts}`;
   }
 
-  static async detect(chromiumVersion: string): Promise<RendererFingerprint> {
-    return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(chromiumVersion), fonts: await fontsHash() });
+  /** `fontsDir`: FONTS_DIR (null: system fonts only), hashed as the pool's browser is given it. */
+  static async detect(chromiumVersion: string, fontsDir: string | null = null): Promise<RendererFingerprint> {
+    return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(chromiumVersion), fonts: await fontsHash(fontsDirHash(fontsDir)) });
   }
 }

@@ -8,6 +8,7 @@ import { CHARTJS_VERSIONS, HARNESS_ORIGIN, loadHarnessFiles, type ChartjsVersion
 import { RenderError, RenderPage, WARMUP, quietDomains, sleep, toWire, withDeadline, type PageRequest, type PageResult } from './page.js';
 import { DocumentPrinter } from './printer.js';
 import { RendererFingerprint, chartjsVersions, fontsHash, parseChromiumVersion } from './fingerprint.js';
+import { prepareFonts, type PreparedFonts } from './fonts.js';
 import type { Logger } from '../log.js';
 import type { MemoryWallStatus } from './cgroup.js';
 
@@ -37,6 +38,8 @@ export interface PoolOptions {
   memoryWall?: { memoryMb: number; pidsMax: number };
   /** MB of typed arrays, canvases and images caller code may allocate per render (alloc-guard.js). */
   renderMemoryMb?: number;
+  /** FONTS_DIR: fonts every page can draw with (src/render/fonts.ts); null or absent: system fonts. */
+  fontsDir?: string | null;
 }
 
 /** Chart.js 4 is what a page loads first, and where an idle page of another version returns. */
@@ -129,6 +132,8 @@ export class PagePool {
   private readonly switching = new Map<RenderPage, ChartjsVersion>();
   /** Requests waiting for a page of their version to come back (see takePage). */
   private readonly versionWaiters = new Set<{ version: ChartjsVersion; wake: () => void }>();
+  /** Chromium's fontconfig file and the fonts it names (written at start, removed at close). */
+  private fonts: PreparedFonts | null = null;
   /** Profile directories of every browser this pool launched (tests look for leftovers). */
   readonly profiles: string[] = [];
 
@@ -146,8 +151,10 @@ export class PagePool {
 
   /** Launches the browser and pre-warms every page; resolves when the pool is full. */
   async start(): Promise<void> {
-    // the font files are listed while the browser starts: off the request path, once
-    const fonts = fontsHash();
+    // Chromium's fontconfig file first (every launch, relaunches too, reads it); the font files
+    // are listed while the browser starts: off the request path, once
+    this.fonts = await prepareFonts(this.opts.fontsDir ?? null);
+    const fonts = fontsHash(this.fonts.hash);
     const lb = await this.browser();
     this.print = new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(await lb.browser.version()), fonts: await fonts });
     this.pool = genericPool.createPool<RenderPage>(
@@ -184,7 +191,7 @@ export class PagePool {
     if (this.current?.browser.connected) return Promise.resolve(this.current);
     if (this.closing) return Promise.reject(new Error('pool is closing'));
     if (!this.launching) {
-      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath, sandbox: this.sandboxMode, memoryWall: this.opts.memoryWall }, this.log)
+      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath, sandbox: this.sandboxMode, memoryWall: this.opts.memoryWall, fontconfigFile: this.fonts?.configFile }, this.log)
         .then((lb) => {
           this.sandboxMode = lb.sandbox;
           this.chromiumUid = lb.uid;
@@ -598,5 +605,6 @@ export class PagePool {
     const lb = this.current ?? (this.launching ? await this.launching.catch(() => null) : null);
     this.current = null;
     await lb?.close();
+    this.fonts?.remove();
   }
 }
