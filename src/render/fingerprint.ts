@@ -46,14 +46,15 @@ function run(file: string, args: string[], timeoutMs: number): Promise<string> {
 /**
  * Eight hex digits over the font files fontconfig offers Chromium: sorted paths and sizes
  * (reading every byte of the CJK fonts would take a second at start for little gain), and
- * `extra`: fontsDirHash (src/render/fonts.ts) of FONTS_DIR's files, byte by byte, and the alias
- * rules Chromium is started with. No fontconfig: the hash of `extra` alone, still stable.
+ * fontsDirHash (src/render/fonts.ts): the alias rules Chromium is started with and FONTS_DIR's
+ * files, byte by byte. No fontconfig: the hash of those alone, still stable.
  */
-export async function fontsHash(extra = ''): Promise<string> {
+export async function fontsHash(fontsDir: string | null = null): Promise<string> {
+  const extra = fontsDirHash(fontsDir);
   const out = await run('fc-list', ['--format', '%{file}\n'], 10_000);
   const files = [...new Set(out.split('\n').filter((l) => l.startsWith('/')))].sort();
   const hash = createHash('sha256');
-  if (extra) hash.update(`extra\0${extra}\n`);
+  hash.update(`extra\0${extra}\n`);
   for (const f of files) {
     const size = await stat(f).then((s) => s.size, () => -1);
     hash.update(`${f}\0${size}\n`);
@@ -83,6 +84,6 @@ export class RendererFingerprint {
 
   /** `fontsDir`: FONTS_DIR (null: system fonts only), hashed as the pool's browser is given it. */
   static async detect(chromiumVersion: string, fontsDir: string | null = null): Promise<RendererFingerprint> {
-    return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(chromiumVersion), fonts: await fontsHash(fontsDirHash(fontsDir)) });
+    return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(chromiumVersion), fonts: await fontsHash(fontsDir) });
   }
 }

@@ -58,8 +58,6 @@ export function fontsDirHash(fontsDir: string | null): string {
 export interface PreparedFonts {
   /** The fontconfig file Chromium is started with (FONTCONFIG_FILE). */
   readonly configFile: string;
-  /** fontsDirHash of what it holds: part of the renderer fingerprint. */
-  readonly hash: string;
   /** Removes the folder written for it. */
   remove(): void;
 }
@@ -81,10 +79,8 @@ export async function prepareFonts(fontsDir: string | null): Promise<PreparedFon
   try {
     chmodSync(dir, 0o755);
     const fontDir = join(dir, 'fonts');
-    let hash = fontsDirHash(null);
     if (fontsDir) {
       const files = listFontFiles(fontsDir);
-      hash = fontsDirHash(fontsDir);
       mkdirSync(fontDir, { mode: 0o755 });
       chmodSync(fontDir, 0o755); // whatever the umask
       for (let i = 0; i < files.length; i++) {
@@ -112,7 +108,7 @@ ${fontsDir ? `  <dir>${xmlText(fontDir)}</dir>\n` : ''}  <cachedir prefix="xdg">
 `,
       { mode: 0o644 },
     );
-    return { configFile, hash, remove: () => rmSync(dir, { recursive: true, force: true }) };
+    return { configFile, remove: () => rmSync(dir, { recursive: true, force: true }) };
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

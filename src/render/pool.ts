@@ -154,7 +154,7 @@ export class PagePool {
     // Chromium's fontconfig file first (every launch, relaunches too, reads it); the font files
     // are listed while the browser starts: off the request path, once
     this.fonts = await prepareFonts(this.opts.fontsDir ?? null);
-    const fonts = fontsHash(this.fonts.hash);
+    const fonts = fontsHash(this.opts.fontsDir ?? null);
     const lb = await this.browser();
     this.print = new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(await lb.browser.version()), fonts: await fonts });
     this.pool = genericPool.createPool<RenderPage>(
