@@ -13,9 +13,12 @@ fi
 # System packages: the browser and fonts (Latin sans, CJK, colour emoji).
 missing=()
 [ -x /usr/lib/chromium/chromium ] || [ -n "${CHROMIUM_PATH:-}" ] || missing+=(chromium)
+# The families configs name most (Roboto, Open Sans, Lato, Noto Sans/Serif/Mono); DejaVu Sans
+# Mono is what Mono and monospace draw with (src/render/fonts.ts).
+fonts=(fonts-dejavu-core fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-noto-core fonts-noto-mono)
 # PostgreSQL, Redis and nginx: the multi-instance store and the tests that start throwaway
 # servers of each (a single box needs none of them running).
-for pkg in fonts-liberation fonts-noto-cjk fonts-noto-color-emoji fontconfig postgresql redis-server nginx; do
+for pkg in fonts-liberation fonts-noto-cjk fonts-noto-color-emoji "${fonts[@]}" fontconfig postgresql redis-server nginx; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
