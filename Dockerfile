@@ -3,6 +3,7 @@ FROM node:20-bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       chromium fonts-liberation fonts-noto-cjk fonts-noto-color-emoji fontconfig python3 make g++ \
+      fonts-dejavu-core fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-noto-core fonts-noto-mono \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
