@@ -66,4 +66,12 @@ export const WORST_CASES: WorstCase[] = [
   ['radar pointLabels font 1e5', { type: 'radar', data: { labels: labels(100), datasets: [{ data: nums(100) }] }, options: { scales: { r: { pointLabels: { font: { size: 1e5 } } } } } }],
   ['500-point line, datalabels 10 labels, 2000x2000', { type: 'line', data: { datasets: [{ data: nums(500) }] }, options: { scales: { x: { type: 'linear' } }, plugins: { datalabels: { display: 'auto', labels: Object.fromEntries(labels(10).map((k) => [k, {}])) } } } }, { w: '2000', h: '2000' }],
   ['500 points, 1e8 tension dash radius, 2000x2000', { type: 'line', data: { datasets: [{ data: nums(500), tension: 1e8, borderDash: [1, 1], pointRadius: 2000, borderWidth: 2000 }] }, options: { scales: { x: { type: 'linear' } } } }, { w: '2000', h: '2000' }],
+  // the Chart.js 4 chart-type plugins, each at its caps (the URL's 8192 bytes bind the data first)
+  ['plugin: force-directed graph 150 nodes, 150 edges, 300 ticks, 2000x2000', { type: 'forceDirectedGraph', data: { labels: labels(150), datasets: [{ data: labels(150).map(() => ({})), edges: labels(150).map((_, i) => ({ source: i, target: (i * 7 + 1) % 150 })), simulation: { initialIterations: 300 } }] } }, { w: '2000', h: '2000' }],
+  // refused: 100 words of 100 px on 500x300 took 4 s, 200 px with 3 regrowths 5-13 s
+  ['plugin: word cloud 100 words of 100 px', { type: 'wordCloud', data: { labels: labels(100), datasets: [{ data: labels(100).map(() => 100) }] } }],
+  ['plugin: euler 31 areas', { type: 'euler', data: { labels: labels(31), datasets: [{ data: Array.from({ length: 31 }, (_, i) => ({ sets: ['A', 'B', 'C', 'D', 'E'].filter((_, b) => ((i + 1) >> b) & 1), value: (i * 7) % 13 + 1 })) }] } }],
+  ['plugin: violin 1000 density points x 40 boxes of 10, 2000x2000', { type: 'violin', data: { labels: labels(40), datasets: [{ data: labels(40).map((_, i) => nums(10).map((v) => v + i)), points: 1000 }] } }, { w: '2000', h: '2000' }],
+  ['plugin: treemap 500 leaves, 2000x2000', { type: 'treemap', data: { datasets: [{ tree: nums(500).map((v) => v + 1), labels: { display: true } }] } }, { w: '2000', h: '2000' }],
+  ['plugin: dendrogram 200 nodes, radial, 2000x2000', { type: 'dendrogram', data: { labels: labels(200), datasets: [{ data: labels(200).map((_, i) => (i === 0 ? {} : { parent: Math.floor((i - 1) / 3) })), tree: { orientation: 'radial' } }] } }, { w: '2000', h: '2000' }],
 ];
