@@ -12,7 +12,7 @@ import { createLogger } from '../src/log.js';
 const rounds = Number(process.argv[2] ?? 3);
 const plain = mkdtempSync(join(tmpdir(), 'chartshot-noplugins-'));
 cpSync(defaultHarnessDir(), plain, { recursive: true });
-const html = readFileSync(join(plain, 'harness.html'), 'utf8').replace(/<script src="(vendor\/chartjs-chart-[^"]+|plugins4\.js)"><\/script>\n/g, '');
+const html = readFileSync(join(plain, 'harness.html'), 'utf8').replace(/<script src="(vendor\/chartjs-chart-[^"]+|vendor\/topologies\.js|plugins4\.js|geo4\.js)"><\/script>\n/g, '');
 writeFileSync(join(plain, 'harness.html'), html);
 
 async function once(harnessDir: string | undefined): Promise<{ startMs: number; heapMb: number; loadMs: number; scriptMs: number }> {

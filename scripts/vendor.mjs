@@ -24,6 +24,7 @@ const copies = {
   'chartjs-chart-wordcloud.js': 'node_modules/chartjs-chart-wordcloud/build/index.umd.min.js',
   'chartjs-chart-venn.js': 'node_modules/chartjs-chart-venn/build/index.umd.min.js',
   'chartjs-chart-graph.js': 'node_modules/chartjs-chart-graph/build/index.umd.min.js',
+  'chartjs-chart-geo.js': 'node_modules/chartjs-chart-geo/build/index.umd.min.js',
   // Chart.js 3.9.1 (harness3.html) shares the date-fns adapter and datalabels 2.x above
   'v3/chart.js': 'node_modules/chartjs3/dist/chart.min.js',
   'v3/chartjs-plugin-annotation.js': 'node_modules/chartjs-plugin-annotation-v3/dist/chartjs-plugin-annotation.min.js',
@@ -43,6 +44,16 @@ for (const [name, from] of Object.entries(copies)) {
   // parser leaves it, and the parser turns CRLF into LF
   writeFileSync(join(out, name), readFileSync(src, 'utf8').replace(/\r\n?/g, '\n'));
 }
+// The topologies a geo config may name (renderer-page/geo4.js resolves the names): the page
+// fetches nothing, so they are part of it. The small ones only: each reload parses them.
+const topologies = {
+  'world-atlas/countries-110m': 'node_modules/world-atlas/countries-110m.json',
+  'us-atlas/states-10m': 'node_modules/us-atlas/states-10m.json',
+};
+const topoText = Object.entries(topologies)
+  .map(([name, from]) => `${JSON.stringify(name)}:${JSON.stringify(JSON.parse(readFileSync(join(root, from), 'utf8')))}`)
+  .join(',\n');
+writeFileSync(join(out, 'topologies.js'), `window.ChartshotTopologies={${topoText}};\n`);
 // svgcanvas ships CommonJS only: wrap it so the page gets a global `svgcanvas`.
 const svg = readFileSync(join(root, 'node_modules/svgcanvas/dist/svgcanvas.js'), 'utf8');
 writeFileSync(join(out, 'svgcanvas.js'), `(function(){var exports={};var module={exports:exports};\n${svg}\n;window.svgcanvas=module.exports&&Object.keys(module.exports).length?module.exports:exports;})();\n`);

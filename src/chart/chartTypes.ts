@@ -16,6 +16,7 @@ export const TYPE_PLUGINS: ReadonlyArray<{ readonly pkg: string; readonly types:
   { pkg: 'chartjs-chart-wordcloud', types: ['wordCloud'] },
   { pkg: 'chartjs-chart-venn', types: ['venn', 'euler'] },
   { pkg: 'chartjs-chart-graph', types: ['graph', 'forceDirectedGraph', 'dendrogram', 'tree'] },
+  { pkg: 'chartjs-chart-geo', types: ['choropleth', 'bubbleMap'] },
 ];
 
 export const PLUGIN_TYPES: readonly string[] = TYPE_PLUGINS.flatMap((p) => p.types);

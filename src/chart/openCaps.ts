@@ -268,6 +268,8 @@ function walkOptions(value: Json, path: string, depth: number): string | null {
 
 function checkKey(key: string, value: Json, parent: string, depth: number): string | null {
   const path = `${parent}.${key}`;
+  // a scale's id is a name, not an option (chartjs-chart-geo's bubbleMap has a scale called size)
+  if (parent.endsWith('.scales') && isObject(value)) return walkOptions(value, path, depth + 1);
   const cap = NUMBER_CAPS.get(key);
   if (cap) return checkNumbers(value, path, cap, depth);
   if (DASH_KEYS.has(key)) return checkDash(value, path);

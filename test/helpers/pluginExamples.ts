@@ -240,4 +240,57 @@ export const PLUGIN_EXAMPLES: readonly PluginExample[] = [
     },
     minInk: 1000,
   },
+  {
+    type: 'choropleth',
+    bundle: 'chartjs-chart-geo.js',
+    config: {
+      type: 'choropleth',
+      data: {
+        labels: ['Germany', 'France', 'Brazil', 'India', 'Australia', 'United States of America', 'China', 'South Africa'],
+        datasets: [{
+          label: 'Countries',
+          topology: 'world-atlas/countries-110m',
+          data: [['Germany', 5], ['France', 3], ['Brazil', 8], ['India', 9], ['Australia', 2], ['United States of America', 7], ['China', 6], ['South Africa', 4]].map(([feature, value]) => ({ feature, value })),
+        }],
+      },
+      options: { showOutline: true, showGraticule: true, plugins: { legend: { display: false } }, scales: { projection: { axis: 'x', projection: 'equalEarth' } } },
+    },
+  },
+  {
+    type: 'choropleth (US states)',
+    bundle: 'chartjs-chart-geo.js',
+    config: {
+      type: 'choropleth',
+      data: {
+        labels: ['California', 'Texas', 'New York', 'Florida', 'Illinois', 'Washington', 'Alaska', 'Hawaii'],
+        datasets: [{
+          label: 'States',
+          topology: 'us-atlas/states-10m',
+          outline: 'us-atlas/states-10m:nation',
+          showOutline: true,
+          data: [['California', 39], ['Texas', 29], ['New York', 20], ['Florida', 21], ['Illinois', 13], ['53', 8], ['Alaska', 1], ['Hawaii', 1]].map(([feature, value]) => ({ feature, value })),
+        }],
+      },
+      options: { plugins: { legend: { display: false } }, scales: { projection: { axis: 'x', projection: 'albersUsa' }, color: { axis: 'x', quantize: 5 } } },
+    },
+  },
+  {
+    type: 'bubbleMap',
+    bundle: 'chartjs-chart-geo.js',
+    config: {
+      type: 'bubbleMap',
+      data: {
+        labels: ['San Francisco', 'New York', 'Chicago', 'Houston', 'Seattle'],
+        datasets: [{
+          label: 'Cities',
+          outline: 'us-atlas/states-10m:nation',
+          showOutline: true,
+          backgroundColor: 'rgba(83, 123, 196, 0.6)',
+          data: [[-122.42, 37.77, 8], [-74.0, 40.71, 20], [-87.63, 41.88, 10], [-95.37, 29.76, 7], [-122.33, 47.61, 5]].map(([longitude, latitude, value]) => ({ longitude, latitude, value })),
+        }],
+      },
+      options: { plugins: { legend: { display: false } }, scales: { projection: { axis: 'x', projection: 'albersUsa' }, size: { axis: 'x', size: [2, 30] } } },
+    },
+    minInk: 1000,
+  },
 ];

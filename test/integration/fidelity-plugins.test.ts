@@ -55,7 +55,9 @@ describe('fidelity of the Chart.js 4 chart-type plugins with plain Chart.js page
     let page = oracles.get(bundle);
     if (page) return page;
     page = await lb.browser.newPage();
-    const scripts = ['chart.umd.js', 'chartjs-adapter-date-fns.js', bundle].map((f) => `<script>${vendor(f)}</script>`).join('');
+    // geo: the same topology files, as data (a browser would fetch them)
+    const files = ['chart.umd.js', 'chartjs-adapter-date-fns.js', bundle, ...(bundle === 'chartjs-chart-geo.js' ? ['topologies.js'] : [])];
+    const scripts = files.map((f) => `<script>${vendor(f)}</script>`).join('');
     await page.setContent(`<!doctype html><html><body style="margin:0">${scripts}<script>${ORACLE_SETTINGS}</script></body></html>`);
     oracles.set(bundle, page);
     return page;
@@ -67,6 +69,23 @@ describe('fidelity of the Chart.js 4 chart-type plugins with plain Chart.js page
       async (cfgText: string, w: number, h: number) => {
         const cfg = JSON.parse(cfgText);
         cfg.options = Object.assign({}, cfg.options, { responsive: false, animation: false, devicePixelRatio: 1 });
+        // a geo config as a browser page writes it: GeoJSON features made with ChartGeo.topojson
+        const geo = (window as unknown as { ChartGeo?: { topojson: { feature(t: unknown, o: unknown): { features?: unknown[] } } } }).ChartGeo;
+        const topos = (window as unknown as { ChartshotTopologies?: Record<string, { objects: Record<string, unknown> }> }).ChartshotTopologies;
+        for (const ds of cfg.data.datasets as Array<Record<string, unknown>>) {
+          if (!geo || !topos) break;
+          if (typeof ds.outline === 'string') {
+            const [name, object] = (ds.outline as string).split(':');
+            const topo = topos[name!]!;
+            ds.outline = geo.topojson.feature(topo, topo.objects[object!]).features![0];
+          }
+          if (typeof ds.topology === 'string') {
+            const topo = topos[ds.topology]!;
+            const all = geo.topojson.feature(topo, topo.objects[ds.topology.startsWith('us-atlas') ? 'states' : 'countries']).features as Array<{ id: string; properties: { name: string } }>;
+            ds.data = (ds.data as Array<{ feature: string; value: number }>).map((d) => ({ ...d, feature: all.find((f) => f.properties.name === d.feature || f.id === d.feature) }));
+            delete ds.topology;
+          }
+        }
         cfg.plugins = [
           {
             id: 'bg',
@@ -106,8 +125,8 @@ describe('fidelity of the Chart.js 4 chart-type plugins with plain Chart.js page
       const body = (await s.deps.renderer.render({ config: structuredClone(ex.config), width, height, format: 'png', backgroundColor: '#ffffff', allowFunctions: false, watermark: null })).body;
       const refBuf = await reference(ex.bundle, ex.config, width, height);
       if (dumpDir) {
-        writeFileSync(join(dumpDir, `${ex.type}.png`), body);
-        writeFileSync(join(dumpDir, `${ex.type}.oracle.png`), refBuf);
+        writeFileSync(join(dumpDir, `${ex.type.replace(/\W+/g, '-')}.png`), body);
+        writeFileSync(join(dumpDir, `${ex.type.replace(/\W+/g, '-')}.oracle.png`), refBuf);
       }
       const ours = decodePng(body);
       const ref = decodePng(refBuf);
@@ -123,6 +142,26 @@ describe('fidelity of the Chart.js 4 chart-type plugins with plain Chart.js page
       expect(inked, 'pixels drawn').to.be.greaterThan(ex.minInk ?? 2000);
     });
   }
+
+  it('a geo config naming a topology or feature the page does not have is refused, naming what it has', async () => {
+    const geo = (topology: string, feature: string) => ({
+      config: { type: 'choropleth', data: { datasets: [{ topology, data: [{ feature, value: 1 }] }] }, options: { scales: { projection: { axis: 'x', projection: 'equalEarth' } } } },
+      width: 300, height: 200, format: 'png' as const, backgroundColor: '#ffffff', allowFunctions: false, watermark: null,
+    });
+    const why = async (req: ReturnType<typeof geo>) => {
+      try {
+        await s.deps.renderer.render(req);
+      } catch (err) {
+        const e = err as { status?: number; detail?: string; message: string };
+        expect(e.status).to.equal(400);
+        return e.detail ?? e.message;
+      }
+      return 'rendered';
+    };
+    expect(await why(geo('world-atlas/countries-110m', 'Atlantis'))).to.match(/no feature "Atlantis" in world-atlas\/countries-110m/);
+    expect(await why(geo('world-atlas/countries-10m', 'France'))).to.match(/unknown topology "world-atlas\/countries-10m": one of world-atlas\/countries-110m, us-atlas\/states-10m/);
+    expect(await why(geo('world-atlas/countries-110m', 'France'))).to.equal('rendered');
+  });
 
   it('the same word cloud twice on one page: the same bytes (the seed does not follow the chart count)', async () => {
     const ex = PLUGIN_EXAMPLES.find((e) => e.type === 'wordCloud')!;
