@@ -6,7 +6,7 @@
 // `feature` is a feature's name (properties.name) or id; `outline` names a topology's object
 // ('world-atlas/countries-110m:land', 'us-atlas/states-10m:nation'). Given as GeoJSON objects,
 // both are left as they are. The features are built again for every chart: nothing one chart
-// does to them reaches the next.
+// does to them reaches the next (the topologies are JSON text, parsed when named).
 (function () {
   'use strict';
   var Chart = window.Chart;
@@ -16,12 +16,14 @@
   // the first object of each topology holds the features a data item names
   var FEATURE_OBJECT = { 'world-atlas/countries-110m': 'countries', 'us-atlas/states-10m': 'states' };
   var names = Object.keys(FEATURE_OBJECT);
+  var jsonParse = JSON.parse;
 
   function topology(name) {
     if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(TOPOLOGIES, name)) {
       throw new Error('unknown topology ' + JSON.stringify(String(name).slice(0, 60)) + ': one of ' + names.join(', '));
     }
-    return TOPOLOGIES[name];
+    // parsed for each chart: nothing one chart does to the objects reaches the next
+    return jsonParse.call(JSON, TOPOLOGIES[name]);
   }
 
   function features(name, objectName) {

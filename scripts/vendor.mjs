@@ -45,13 +45,14 @@ for (const [name, from] of Object.entries(copies)) {
   writeFileSync(join(out, name), readFileSync(src, 'utf8').replace(/\r\n?/g, '\n'));
 }
 // The topologies a geo config may name (renderer-page/geo4.js resolves the names): the page
-// fetches nothing, so they are part of it. The small ones only: each reload parses them.
+// fetches nothing, so they are part of it. The small ones only; kept as JSON text, parsed when a
+// chart names one (as object literals they tripled the harness's script time at every reload).
 const topologies = {
   'world-atlas/countries-110m': 'node_modules/world-atlas/countries-110m.json',
   'us-atlas/states-10m': 'node_modules/us-atlas/states-10m.json',
 };
 const topoText = Object.entries(topologies)
-  .map(([name, from]) => `${JSON.stringify(name)}:${JSON.stringify(JSON.parse(readFileSync(join(root, from), 'utf8')))}`)
+  .map(([name, from]) => `${JSON.stringify(name)}:${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(join(root, from), 'utf8'))))}`)
   .join(',\n');
 writeFileSync(join(out, 'topologies.js'), `window.ChartshotTopologies={${topoText}};\n`);
 // svgcanvas ships CommonJS only: wrap it so the page gets a global `svgcanvas`.

@@ -71,7 +71,8 @@ describe('fidelity of the Chart.js 4 chart-type plugins with plain Chart.js page
         cfg.options = Object.assign({}, cfg.options, { responsive: false, animation: false, devicePixelRatio: 1 });
         // a geo config as a browser page writes it: GeoJSON features made with ChartGeo.topojson
         const geo = (window as unknown as { ChartGeo?: { topojson: { feature(t: unknown, o: unknown): { features?: unknown[] } } } }).ChartGeo;
-        const topos = (window as unknown as { ChartshotTopologies?: Record<string, { objects: Record<string, unknown> }> }).ChartshotTopologies;
+        const texts = (window as unknown as { ChartshotTopologies?: Record<string, string> }).ChartshotTopologies;
+        const topos = texts && Object.fromEntries(Object.entries(texts).map(([k, v]) => [k, JSON.parse(v) as { objects: Record<string, unknown> }]));
         for (const ds of cfg.data.datasets as Array<Record<string, unknown>>) {
           if (!geo || !topos) break;
           if (typeof ds.outline === 'string') {
