@@ -3,7 +3,7 @@
 // fontconfig font folder of the browser's own configuration file: a config names a family as it
 // would in a browser (`font: {family: 'Inter'}`), with no @font-face, nothing crossing CDP and no
 // load to wait for (a system font is there the first time a canvas asks for it).
-// Why this way: docs/decisions/0014-chart-type-plugins-and-fonts.md.
+// Why this way: docs/decisions/0016-chart-type-plugins-and-fonts.md.
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
