@@ -10,6 +10,10 @@
   var V2_PLUGINS = MAJOR === 2 ? window.ChartshotV2Plugins || {} : null;
   var DataLabels = V2_PLUGINS ? V2_PLUGINS.datalabels : window.ChartDataLabels;
   var QuickChart = window.ChartshotQuickChart;
+  // ticks, log decades and elements per render (budgets.js); absent: no budgets. Taken off the
+  // window so that caller code cannot end a render's budget half-way.
+  var Budgets = window.ChartshotBudgets || { begin: function () {}, plugin: function () { return null; }, hit: function () { return null; }, end: function () {} };
+  try { delete window.ChartshotBudgets; } catch (e) { /* kept: begin/end still guard each render */ }
   var SvgContext = window.ChartshotSvgContext;
   var serializeSvg = window.ChartshotSerializeSvg;
   var pruneSvg = SvgContext && SvgContext.prototype.__prune;
@@ -368,6 +372,8 @@
     if (typeof req.watermark === 'string' && req.watermark.length) {
       plugins.push(watermarkPlugin(req.watermark.slice(0, 200)));
     }
+    var budget = Budgets.plugin();
+    if (budget) plugins.push(budget);
     cfg.plugins = plugins;
   }
 
@@ -619,6 +625,7 @@
     var result;
     try {
       if (!isObject(req)) throw new Error('request must be an object');
+      Budgets.begin(req.budget);
       st.allowFunctions = req.allowFunctions === true;
       var limit = req.maxImageBytes;
       if (limit !== undefined && limit !== null) {
@@ -654,6 +661,8 @@
       if (req.textPatches !== undefined) applyPatches(cfg, req.textPatches);
       prepare(cfg, req, ratio);
       var data = format === 'svg' ? renderSvg(cfg, width, height, handle, st) : renderPng(cfg, width, height, ratio, handle, st);
+      // caller code may have caught the budget's error and drawn on: the render is refused all the same
+      if (Budgets.hit() !== null) throw new Error(Budgets.hit());
       result = outcome(true);
       result.data = data;
       result.ms = 0;
@@ -661,6 +670,12 @@
       result = outcome(false);
       result.error = shortMessage(e);
       if (st.imageBytes > 0) result.imageBytes = st.imageBytes;
+      // set by budgets.js itself, never read from the error: caller code cannot claim a budget
+      var hit = Budgets.hit();
+      if (hit !== null) {
+        result.error = hit;
+        result.budget = true;
+      }
     } finally {
       // destroy() runs caller plugins' hooks: nothing they throw may escape (an exception's
       // description would cross CDP whole)
@@ -669,6 +684,7 @@
       } catch (ignored) {
         /* the page is reset after any render that ran caller code */
       }
+      Budgets.end();
     }
     // an allocation was refused (even one caller code caught): the render fails with the budget
     if (allocGuard && allocGuard.tripped()) {
@@ -755,6 +771,8 @@
   //   (devicePixelRatio 1-4: a PNG is width x ratio by height x ratio pixels; an SVG keeps its size)
   //   (needsReset: caller code ran that might have changed the page: reset it before reuse)
   //   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
+  //   (budget: { ticks, elements, logDecades } for this render (budgets.js); the answer then has
+  //    budget: true when one of them stopped it, and the error names it)
   //   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
   var api = Object.freeze({ render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
   // read-only, but configurable so that loading the harness again in the same realm still works

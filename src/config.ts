@@ -18,6 +18,10 @@ export interface Config {
   readonly chromiumPath: string;
   readonly poolSize: number;
   readonly renderTimeoutMs: number;
+  /** ANONYMOUS_RENDER_TIMEOUT_MS: page time of an open-endpoint or keyless render (at most renderTimeoutMs). */
+  readonly anonymousRenderTimeoutMs: number;
+  /** TRIAL_RENDER_TIMEOUT_MS: page time of a trial key's render (at most renderTimeoutMs). */
+  readonly trialRenderTimeoutMs: number;
   readonly trustProxy: boolean;
   readonly openRendersPerHour: number;
   readonly logLevel: LogLevel;
@@ -166,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumPath,
     poolSize,
     renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 10000, 100, 600000),
+    anonymousRenderTimeoutMs: int(env, 'ANONYMOUS_RENDER_TIMEOUT_MS', 1000, 100, 600000),
+    trialRenderTimeoutMs: int(env, 'TRIAL_RENDER_TIMEOUT_MS', 3000, 100, 600000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     openRendersPerHour: int(env, 'OPEN_RENDERS_PER_HOUR', 60, 0, 1000000),
     logLevel,

@@ -13,6 +13,7 @@ import type { RendererFingerprint } from './render/fingerprint.js';
 import { AccountService } from './services/accounts.js';
 import { systemClock, type Clock } from './clock.js';
 import { RenderService } from './services/render.js';
+import { deadlinesFor } from './render/budgets.js';
 import { ChartService } from './services/charts.js';
 import { ImageCache } from './services/imageCache.js';
 import { OpenChartService } from './services/open.js';
@@ -137,7 +138,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const accounts = new AccountService(store, masterKey, clock);
     const livePool = pool;
     const metrics = new Metrics({ poolStats: () => livePool.stats() });
-    const renderer = new RenderService(pool, metrics, { maxImageBytes: config.maxImageBytes });
+    const renderer = new RenderService(pool, metrics, {
+      maxImageBytes: config.maxImageBytes,
+      deadlines: deadlinesFor(config.renderTimeoutMs, config.anonymousRenderTimeoutMs, config.trialRenderTimeoutMs),
+    });
     const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics, redis?.hotTier);
     const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: googleConfigured(config) }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));

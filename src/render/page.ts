@@ -4,6 +4,7 @@ import type { BrowserContext, CDPSession, Page, Protocol } from 'puppeteer-core'
 import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
 import { HARNESS_ORIGIN, harnessUrl, type ChartjsVersion } from './harness.js';
+import type { PageBudget } from './budgets.js';
 
 export interface PageRequest {
   config: Record<string, unknown>;
@@ -29,6 +30,10 @@ export interface PageRequest {
   /** MB caller code may allocate in typed arrays, canvases and images in this render
    *  (renderer-page/alloc-guard.js); absent: the page's default. */
   memoryBudgetMb?: number;
+  /** Ticks, elements and log decades this render may cost (renderer-page/budgets.js); absent: none. */
+  budget?: PageBudget;
+  /** This render's deadline, ms (its caller's class); absent: RENDER_TIMEOUT_MS. Never sent to the page. */
+  deadlineMs?: number;
 }
 
 export interface PageResult {
@@ -43,11 +48,15 @@ export interface PageResult {
   needsReset?: boolean;
 }
 
-/** Why a render did not produce an image. `config` = the chart config itself was refused by Chart.js. */
+/**
+ * Why a render did not produce an image. `config` = the chart config itself was refused by
+ * Chart.js; `budget` = the page refused it for a budget (ticks, elements, log decades: the
+ * message names it); `timeout` = it ran past its deadline and was interrupted.
+ */
 export class RenderError extends Error {
   constructor(
     /** memory: the render went over its memory budget in the page, or Chromium's cgroup limit. */
-    readonly kind: 'config' | 'timeout' | 'crash' | 'busy' | 'too_large' | 'memory',
+    readonly kind: 'config' | 'budget' | 'timeout' | 'crash' | 'busy' | 'too_large' | 'memory',
     message: string,
     /** busy only: the estimated time until a page would be free (Retry-After). */
     readonly retryAfterMs?: number,
@@ -56,6 +65,9 @@ export class RenderError extends Error {
     this.name = 'RenderError';
   }
 }
+
+/** How long an interrupted script may take to stop before its page is replaced. */
+export const INTERRUPT_SETTLE_MS = 1000;
 
 const CALL_RENDER = 'function (req) { return window.chartshot.render(req); }';
 const CALL_FLOOR = 'function (req, n) { return window.chartshot.floor(req, n); }';
@@ -96,7 +108,7 @@ export async function withDeadline<T>(p: Promise<T>, ms: number, what: string): 
 }
 
 /** The request as it crosses CDP: the config as JSON text, or deflated (see toWire). */
-export type WireRequest = Omit<PageRequest, 'config' | 'configJson'> & ({ configJson: string } | { configDeflated: string });
+export type WireRequest = Omit<PageRequest, 'config' | 'configJson' | 'deadlineMs'> & ({ configJson: string } | { configDeflated: string });
 
 /** Config texts from this length on cross CDP deflated. */
 export const DEFLATE_FROM = 64 * 1024;
@@ -111,7 +123,7 @@ const deflate = promisify(deflateRaw);
  * 40 ms including the page's inflate and parse; deflating takes 9 ms off the event loop).
  */
 export async function toWire(req: PageRequest, deflateFrom = DEFLATE_FROM): Promise<WireRequest> {
-  const { config, configJson, ...rest } = req;
+  const { config, configJson, deadlineMs: _deadline, ...rest } = req;
   const json = configJson ?? JSON.stringify(config);
   if (json.length < deflateFrom) return { ...rest, configJson: json };
   const packed = await deflate(Buffer.from(json, 'utf8'), { level: 1 });
@@ -136,6 +148,8 @@ export class RenderPage {
   /** Rejects when the page's renderer crashes or the page closes: raced against every render. */
   readonly crashed: Promise<never>;
   private failCrashed!: (e: Error) => void;
+  /** Set when the last render ran past its deadline: resolves true once its script stopped. */
+  private interrupted: Promise<boolean> | null = null;
 
   constructor(
     readonly id: number,
@@ -152,15 +166,46 @@ export class RenderPage {
     this.crashed.catch(() => {});
   }
 
+  /**
+   * Stops a render's script without closing the page: Runtime.terminateExecution on the session
+   * already attached (a new one cannot attach to a busy page) ends an infinite loop in a
+   * callback within milliseconds, and the pending call then settles with an exception. A script
+   * that does not stop in time (a renderer stuck in native code) gets its page replaced.
+   */
+  private interrupt(pending: Promise<unknown>): void {
+    this.interrupted = withDeadline(
+      Promise.all([this.cdp.send('Runtime.terminateExecution'), pending.catch(() => undefined)]).then(() => !this.dead),
+      INTERRUPT_SETTLE_MS,
+      'interrupted script',
+    ).catch(() => {
+      this.markDead('the interrupted script did not stop');
+      return false;
+    });
+  }
+
   markDead(reason: string): void {
     if (this.dead) return;
     this.dead = true;
     this.failCrashed(new RenderError('crash', reason));
   }
 
-  /** A request already on the wire (toWire), so that deflating a large config does not hold the page. */
-  render(req: WireRequest): Promise<PageResult> {
-    return this.call<PageResult>(CALL_RENDER, [req]);
+  /** A request already on the wire (toWire), so that deflating a large config does not hold the
+   *  page. `deadlineMs`: this render's deadline (its caller's class); absent: RENDER_TIMEOUT_MS. */
+  render(req: WireRequest, deadlineMs?: number): Promise<PageResult> {
+    return this.call<PageResult>(CALL_RENDER, [req], deadlineMs);
+  }
+
+  /**
+   * After a render that ran past its deadline: true once the interrupted script has stopped
+   * (the page then only needs the usual reset), false when it did not stop in time (the page is
+   * replaced). True at once when nothing was interrupted.
+   */
+  wasInterrupted(): boolean {
+    return this.interrupted !== null;
+  }
+
+  settled(): Promise<boolean> {
+    return this.interrupted ?? Promise.resolve(!this.dead);
   }
 
   /** The in-page floor: how long Chart.js itself takes per render, n renders in one call. */
@@ -219,35 +264,32 @@ export class RenderPage {
     }
   }
 
-  private async call<T>(fn: string, args: unknown[]): Promise<T> {
+  private async call<T>(fn: string, args: unknown[], deadlineMs = this.renderTimeoutMs): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    this.interrupted = null;
+    const pending = this.send('Runtime.callFunctionOn', {
+      functionDeclaration: fn,
+      objectId: this.windowId,
+      arguments: args.map((value) => ({ value })),
+      returnByValue: true,
+      awaitPromise: true,
+    });
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        // Rejected before markDead rejects `crashed`: the race below must report a timeout.
-        reject(new RenderError('timeout', `render timed out after ${seconds(this.renderTimeoutMs)}`));
-        this.markDead('render timed out');
-        // On the session already attached (a new one cannot attach to a busy page): stops an
-        // infinite loop in a callback within milliseconds.
-        this.cdp.send('Runtime.terminateExecution').catch(() => {});
-      }, this.renderTimeoutMs);
+        reject(new RenderError('timeout', `render timed out after ${seconds(deadlineMs)}`));
+        this.interrupt(pending);
+      }, deadlineMs);
     });
     try {
-      const res = (await Promise.race([
-        this.send('Runtime.callFunctionOn', {
-          functionDeclaration: fn,
-          objectId: this.windowId,
-          arguments: args.map((value) => ({ value })),
-          returnByValue: true,
-          awaitPromise: true,
-        }),
-        timeout,
-        this.crashed,
-      ])) as { result: { value?: unknown }; exceptionDetails?: { text?: string; exception?: { description?: string } } };
+      const res = (await Promise.race([pending, timeout, this.crashed])) as {
+        result: { value?: unknown };
+        exceptionDetails?: { text?: string; exception?: { description?: string } };
+      };
       if (res.exceptionDetails) {
         const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
         throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
       }
-      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean; imageBytes?: number; memoryBudget?: boolean } | undefined;
+      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean; imageBytes?: number; memoryBudget?: boolean; budget?: boolean } | undefined;
       if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
       if (value.ok === false && value.memoryBudget === true) {
         // what the refused allocations left behind (and whatever caller code still holds) goes
@@ -256,11 +298,13 @@ export class RenderPage {
         throw new RenderError('memory', String(value.error).slice(0, 300));
       }
       if (value.ok === false) {
-        throw new RenderError(typeof value.imageBytes === 'number' ? 'too_large' : 'config', String(value.error).slice(0, 300));
+        const kind = typeof value.imageBytes === 'number' ? 'too_large' : value.budget === true ? 'budget' : 'config';
+        throw new RenderError(kind, String(value.error).slice(0, 300));
       }
       return value as T;
     } catch (err) {
       if (err instanceof RenderError) throw err;
+      if (this.interrupted) throw new RenderError('timeout', `render timed out after ${seconds(deadlineMs)}`);
       this.markDead('protocol error');
       throw new RenderError('crash', (err as Error).message);
     } finally {

@@ -50,6 +50,8 @@ export const DEFAULT_RENDER_MEMORY_MB = 256;
 /** How long a request waits for a busy page of its version before switching another page: about
  *  what a switch costs (a harness load), several renders' worth. */
 export const VERSION_WAIT_MS = 150;
+/** How long the reset of a page whose render was interrupted may take before it is replaced. */
+export const INTERRUPTED_RESET_MS = 2000;
 
 export interface PoolStats {
   size: number;
@@ -67,6 +69,9 @@ export interface PoolStats {
   renders?: number;
   /** Pages reloaded after a render whose functions were not all proven pure. */
   pageResets?: number;
+  /** Renders stopped at their deadline by interrupting their script (then the page is reset, or
+   *  replaced when the script did not stop). */
+  renderInterrupts?: number;
   /** The admission queue in front of the pages (see admission.ts). */
   admission?: AdmissionStats;
   /** How Chromium is contained (browser.ts); absent before the first launch. */
@@ -104,7 +109,7 @@ export class PagePool {
   private launching: Promise<LaunchedBrowser> | null = null;
   private closing = false;
   private nextPageId = 1;
-  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0, renders: 0, pageResets: 0, versionSwitches: 0 };
+  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0, renders: 0, pageResets: 0, versionSwitches: 0, renderInterrupts: 0 };
   /**
    * Who may lease a page next. generic-pool's own queue is strictly FIFO and only refuses when
    * full or when the wait ran out; the gate in front of it holds one slot per page, serves
@@ -468,7 +473,7 @@ export class PagePool {
       if (rp.version !== version) await this.switchVersion(rp, version);
       this.counters.renders++;
       const oomBefore = this.oomKills();
-      const res = await rp.render(wire).catch((err: unknown) => {
+      const res = await rp.render(wire, req.deadlineMs).catch((err: unknown) => {
         throw this.oomKills() > oomBefore ? this.overMemory() : err;
       });
       rp.renders++;
@@ -515,6 +520,10 @@ export class PagePool {
    *  (performance.now() at lease) feeds the gate's average hold time; undefined = no sample. */
   private async giveBack(rp: RenderPage, reset: boolean, leased: number | undefined): Promise<void> {
     try {
+      // a render past its deadline was interrupted: reset once its script stopped, else replaced
+      const interrupted = rp.wasInterrupted();
+      if (interrupted) this.counters.renderInterrupts++;
+      if (interrupted && !(await rp.settled())) rp.markDead('the interrupted script did not stop');
       if (rp.dead || rp.renders >= rp.maxRenders) {
         await this.pool.destroy(rp);
         return;
@@ -522,7 +531,9 @@ export class PagePool {
       if (reset) {
         this.counters.pageResets++;
         try {
-          await rp.load(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
+          // an interrupted script may have left timers that keep the page too busy to navigate:
+          // a short wait, then a new page (a reset takes tens of ms on a page that can navigate)
+          await rp.load(interrupted ? INTERRUPTED_RESET_MS : Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
         } catch (err) {
           this.log.warn({ err }, 'page reset failed; replacing it');
           await this.pool.destroy(rp);

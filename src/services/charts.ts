@@ -10,6 +10,7 @@ import { findBadFunctionString } from '../chart/functionStrings.js';
 import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
 import { renderOwner, type RenderService, type RenderedImage } from './render.js';
+import { classOfPlan } from '../render/budgets.js';
 
 export interface ChartFields {
   chart?: unknown;
@@ -131,7 +132,7 @@ export class ChartService {
 
   /** The render of a generation; a trial account's is charged to its page-time budget (failed ones too). */
   private renderFor(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined): Promise<RenderedImage> {
-    const render = () => this.renderer.render(req, renderOwner.account(auth.account.id), undefined, signal);
+    const render = () => this.renderer.render(req, renderOwner.account(auth.account.id), undefined, signal, classOfPlan(auth.plan.name));
     if (!this.pageBudget || auth.account.plan !== 'trial') return render();
     return this.pageBudget.run({ account: auth.account.id }, render, (img) => (img.coalesced ? 0 : img.renderMs));
   }

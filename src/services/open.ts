@@ -194,7 +194,8 @@ export class OpenChartService {
   }
 
   private async start(key: string, req: RenderRequest, client: string, digest: string, signal: AbortSignal): Promise<StoredImage> {
-    const draw = () => this.renderer.render(req, renderOwner.address(client), digest, signal);
+    // anonymous: the short deadline and the in-page budgets of render/budgets.ts
+    const draw = () => this.renderer.render(req, renderOwner.address(client), digest, signal, 'anonymous');
     const budget = this.opts.pageBudget;
     const render = async () => {
       // the address is charged the page time of the render it started, failed ones included

@@ -21,6 +21,7 @@ import type { Clock } from '../clock.js';
 import type { RendererFingerprint } from '../render/fingerprint.js';
 import { renderOwner, type RenderService } from './render.js';
 import { isChartId } from '../chart/chartId.js';
+import { classOfPlan } from '../render/budgets.js';
 
 
 /** Who calls /chart: a key holder, or (QUICKCHART_ANONYMOUS) an address. */
@@ -117,7 +118,7 @@ export class QuickChartService {
     // the chart's window first: a variant it refuses spends nothing of the address's
     await this.admitVariant(`variant-chart:${id}`, VARIANTS_PER_CHART_PER_HOUR, 'of one chart', now);
     await this.admitVariant(`variant-client:${clientKey(clientIp)}`, VARIANTS_PER_ADDRESS_PER_HOUR, 'from one address', now);
-    const img = await this.d.renderer.render(variant, renderOwner.account(account.id), digest, signal);
+    const img = await this.d.renderer.render(variant, renderOwner.account(account.id), digest, signal, classOfPlan(plan.name));
     this.d.metrics.rendered(id, img.renderMs);
     const image = await this.d.cache.put(cacheKey, img.body, img.contentType, cacheTtlMs(plan));
     this.d.metrics.hit(id, this.d.clock.now());

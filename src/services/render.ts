@@ -3,7 +3,8 @@ import type { PagePool } from '../render/pool.js';
 import { RenderError } from '../render/pool.js';
 import { pngToPdf } from '../render/pdf.js';
 import { configJsonOf, renderDigest, type RenderRequest } from '../chart/request.js';
-import { AppError, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
+import { AppError, invalidConfig, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
+import { PAGE_BUDGETS, type CallerClass, type RenderDeadlines } from '../render/budgets.js';
 import type { Format } from '../chart/plans.js';
 import { Flights } from './flights.js';
 import { mayRunCallerCode } from '../chart/callerCode.js';
@@ -42,6 +43,18 @@ export const renderOwner = {
 export interface RenderServiceOptions {
   /** MAX_IMAGE_BYTES: the page refuses a larger image before handing it back. */
   maxImageBytes?: number;
+  /** Render deadline of each caller class, ms; absent: every class gets the pool's RENDER_TIMEOUT_MS. */
+  deadlines?: RenderDeadlines;
+}
+
+/**
+ * How a render was stopped, read from the error it ended with (the AppError keeps the page's
+ * RenderError as its cause): 'budget' = an in-page budget refused it; 'timeout' = it ran past
+ * its deadline and was interrupted; null = anything else. For page-time accounting per caller.
+ */
+export function renderStoppedBy(err: unknown): 'budget' | 'timeout' | null {
+  const e = err instanceof RenderError ? err : err instanceof Error && err.cause instanceof RenderError ? err.cause : null;
+  return e && (e.kind === 'budget' || e.kind === 'timeout') ? e.kind : null;
 }
 
 /** An SVG may carry at most this many bytes per pixel of its size, plus SVG_BASE_BYTES. */
@@ -77,10 +90,12 @@ export class RenderService {
    * in flight costs no page and is not queued. `digest` keys that sharing: renderDigest(req)
    * unless the caller has computed it already (the open endpoint keys its cache by it too).
    * `signal` aborts when the client goes away: a render every caller of which has gone leaves
-   * the admission queue.
+   * the admission queue. `caller` picks the render's deadline and in-page budgets
+   * (render/budgets.ts); renders of different classes never share a flight.
    */
-  async render(req: RenderRequest, owner?: string, digest = renderDigest(req), signal?: AbortSignal): Promise<RenderedImage> {
-    const { value, joined } = await this.inFlight.join(digest, (abort) => this.renderNow(req, owner, abort), signal);
+  async render(req: RenderRequest, owner?: string, digest = renderDigest(req), signal?: AbortSignal, caller: CallerClass = 'paid'): Promise<RenderedImage> {
+    const flight = caller === 'paid' ? digest : `${caller}:${digest}`;
+    const { value, joined } = await this.inFlight.join(flight, (abort) => this.renderNow(req, owner, abort, caller), signal);
     const renderer = this.rendererOf(req);
     return { ...value, coalesced: joined, digest, ...(renderer !== undefined ? { renderer } : {}) };
   }
@@ -93,8 +108,9 @@ export class RenderService {
     }
   }
 
-  private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {
+  private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal, caller: CallerClass): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {
     const started = performance.now();
+    const deadlineMs = this.opts.deadlines?.[caller];
     try {
       const res = await this.pool.render(
         {
@@ -112,6 +128,8 @@ export class RenderService {
           ...(req.configJs !== undefined ? { configJs: req.configJs } : {}),
           ...(req.textPatches !== undefined && req.textPatches.length > 0 ? { textPatches: req.textPatches } : {}),
           maxImageBytes: imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes),
+          budget: PAGE_BUDGETS[caller],
+          ...(deadlineMs !== undefined ? { deadlineMs } : {}),
         },
         owner,
         signal,
@@ -124,12 +142,18 @@ export class RenderService {
     } catch (err) {
       const ms = performance.now() - started;
       if (err instanceof RenderError) {
-        // an oversized image is the caller's config, as far as the metrics go
-        this.observer?.rendered(req.format, err.kind === 'too_large' || err.kind === 'memory' ? 'config' : err.kind, ms);
-        if (err.kind === 'too_large') throw invalidInput(tooLargeDetail(err.message, req, this.opts.maxImageBytes));
-        // "render exceeded its memory budget of N MB", or Chromium's cgroup limit
-        if (err.kind === 'memory') throw invalidInput(err.message);
-        throw toAppError(err, req);
+        // an oversized image, a memory budget or another budget is the caller's config, as far as the metrics go
+        this.observer?.rendered(req.format, err.kind === 'too_large' || err.kind === 'memory' || err.kind === 'budget' ? 'config' : err.kind, ms);
+        const app =
+          err.kind === 'too_large'
+            ? invalidInput(tooLargeDetail(err.message, req, this.opts.maxImageBytes))
+            : // "render exceeded its memory budget of N MB", or Chromium's cgroup limit
+              err.kind === 'memory'
+              ? invalidInput(err.message)
+              : toAppError(err, req, caller);
+        // the page's own account stays readable (renderStoppedBy)
+        Object.defineProperty(app, 'cause', { value: err, configurable: true });
+        throw app;
       }
       this.observer?.rendered(req.format, 'crash', ms);
       throw err;
@@ -146,15 +170,21 @@ function tooLargeDetail(pageMessage: string, req: RenderRequest, max: number | u
   return `the image would be ${bytes} bytes; at most ${limit} for a ${req.width}x${req.height} SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`;
 }
 
-function toAppError(err: RenderError, req: RenderRequest): AppError {
+function toAppError(err: RenderError, req: RenderRequest, caller: CallerClass): AppError {
   switch (err.kind) {
     case 'config':
       // Chart.js refused the config (unknown type, bad scale...): a client mistake.
       return invalidInput(`chart config could not be rendered: ${err.message}`);
+    case 'budget':
+      // the page's message names the budget ("budget: scale "x" would build more than N ticks")
+      return caller === 'anonymous' ? invalidConfig(err.message) : invalidInput(`chart config could not be rendered: ${err.message}`);
     case 'busy':
       // Retry-After: the pool's estimate of when a page would be free (at least 1 s)
       return serviceUnavailable((err.retryAfterMs ?? 1000) / 1000, err.message);
     case 'timeout':
+      // an anonymous render gets no more page time than its class's deadline: its config asked
+      // for more than that budget (never a 5xx: the service is fine, the chart is too costly)
+      if (caller === 'anonymous') return invalidConfig(`budget: the chart took longer than the ${err.message.replace(/^render timed out after /, '')} an anonymous render may take`);
       // only caller code can keep a page busy that long; without any, the chart itself was too big
       return renderFailed(`${err.message}: ${req.configJs !== undefined || mayRunCallerCode(req) ? 'a callback did not return' : 'the chart took too long to draw'}`);
     default:

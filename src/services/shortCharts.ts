@@ -13,6 +13,7 @@ import type { Clock } from '../clock.js';
 import type { ChartFields, ChartService, GenerateOptions } from './charts.js';
 import type { CacheTier, ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
+import { classOfPlan } from '../render/budgets.js';
 import type { SharedFlights } from '../store/redis/flights.js';
 import { toChartMetrics, type ChartMetrics, type ChartMetricsRecorder } from './chartMetrics.js';
 import { isChartId } from '../chart/chartId.js';
@@ -350,7 +351,7 @@ export class ShortChartService {
         const t = performance.now();
         try {
           // the chart's owner account pays for its re-render in the fair queue, not its viewers
-          const img = await this.d.renderer.render(job.request, renderOwner.account(job.rec.accountId));
+          const img = await this.d.renderer.render(job.request, renderOwner.account(job.rec.accountId), undefined, undefined, classOfPlan(job.account.plan));
           this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
           return await this.d.cache.put(key, img.body, img.contentType, cacheTtlMs(PLANS[job.account.plan]));
         } finally {
