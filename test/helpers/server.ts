@@ -12,7 +12,9 @@ import { Client } from './client.js';
 export type Credentials = { account_id: string; api_key: string; key_id: string; signing_secret: string; session_token: string };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  const base = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', POOL_SIZE: '1' });
+  // anonymous and trial renders get RENDER_TIMEOUT_MS here: a test about something else must not
+  // depend on how fast this machine draws (tests of the deadlines set them)
+  const base = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', POOL_SIZE: '1', ANONYMOUS_RENDER_TIMEOUT_MS: '10000', TRIAL_RENDER_TIMEOUT_MS: '10000' });
   return Object.freeze({ ...base, dataDir: overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'chartshot-test-')), ...overrides });
 }
 
