@@ -10,7 +10,7 @@ const runs = Number(process.argv[2] ?? 14);
 const seed = Number(process.argv[3] ?? 25_001);
 const s = await startTestServer({ poolSize: 1, openRendersPerHour: 1_000_000, quickchartAnonymous: true, anonymousRenderTimeoutMs: 1000 });
 try {
-  const rows: Array<{ v: number; status: number; ms: number; why: string }> = [];
+  const rows: Array<{ v: number; status: number; ms: number; why: string; config: unknown }> = [];
   for (const v of [4, 2, 3] as const) {
     // as the test draws them: fc.sample with the test's seed gives the same sequence
     for (const c of fc.sample(anonymousCase(v), { seed: seed + v, numRuns: runs })) {
@@ -18,7 +18,7 @@ try {
       const r = await sendAnonymous(s.url, c);
       const ms = performance.now() - t;
       const why = r.status === 200 ? 'image' : r.error.replace(/^\{"error":"(\w+)","detail":"/, '$1: ').slice(0, 90);
-      rows.push({ v, status: r.status, ms, why });
+      rows.push({ v, status: r.status, ms, why, config: c.config });
       console.log(`v${v} ${r.status} ${ms.toFixed(0).padStart(5)} ms  ${why}`);
     }
   }
@@ -27,6 +27,7 @@ try {
   const worst200 = by((r) => r.status === 200);
   const budget = rows.filter((r) => /budget:/.test(r.why)).length;
   console.log(`\n${rows.length} answers: ${rows.filter((r) => r.status === 200).length} x 200, ${rows.filter((r) => r.status === 400).length} x 400 (${budget} by an in-page budget or the deadline), other ${rows.filter((r) => r.status !== 200 && r.status !== 400).length}`);
+  if (process.env.SHOW_SLOWEST) console.log(JSON.stringify(worst.config));
   console.log(`slowest answer: ${worst.ms.toFixed(0)} ms (v${worst.v} ${worst.status} ${worst.why}); slowest 200: ${worst200 ? `${worst200.ms.toFixed(0)} ms (v${worst200.v})` : '-'}`);
 } finally {
   await s.stop();
