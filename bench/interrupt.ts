@@ -44,9 +44,14 @@ for (const name of Object.keys(phases)) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(mode: 'interrupt+reset' | 'replace'): Promise<void> {
-  const settled = RenderPage.prototype.settled;
+  const take = RenderPage.prototype.takeInterruption;
   // replace: the pool is told the interrupted script did not stop, so it destroys the page
-  if (mode === 'replace') RenderPage.prototype.settled = async function () { this.markDead('bench: replace'); return false; };
+  if (mode === 'replace') {
+    RenderPage.prototype.takeInterruption = function (this: RenderPage) {
+      const interruption = take.call(this);
+      return interruption && interruption.then(() => false);
+    };
+  }
   const next: number[] = [];
   const plain: number[] = [];
   try {
@@ -62,7 +67,7 @@ async function measure(mode: 'interrupt+reset' | 'replace'): Promise<void> {
       next.push(performance.now() - t);
     }
   } finally {
-    RenderPage.prototype.settled = settled;
+    RenderPage.prototype.takeInterruption = take;
   }
   const s = pool.stats();
   for (const [name, xs] of Object.entries(phases)) if (xs.length) console.log(`  ${name}: median ${median(xs).toFixed(0)} ms over ${xs.length}`), (xs.length = 0);

@@ -196,16 +196,14 @@ export class RenderPage {
   }
 
   /**
-   * After a render that ran past its deadline: true once the interrupted script has stopped
-   * (the page then only needs the usual reset), false when it did not stop in time (the page is
-   * replaced). True at once when nothing was interrupted.
+   * After a render that ran past its deadline (asked once, when the page is given back; null
+   * when nothing was interrupted): resolves true once the interrupted script has stopped (the
+   * page then only needs the usual reset), false when it did not stop in time (replace it).
    */
-  wasInterrupted(): boolean {
-    return this.interrupted !== null;
-  }
-
-  settled(): Promise<boolean> {
-    return this.interrupted ?? Promise.resolve(!this.dead);
+  takeInterruption(): Promise<boolean> | null {
+    const interruption = this.interrupted;
+    this.interrupted = null;
+    return interruption;
   }
 
   /** The in-page floor: how long Chart.js itself takes per render, n renders in one call. */

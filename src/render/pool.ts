@@ -521,9 +521,12 @@ export class PagePool {
   private async giveBack(rp: RenderPage, reset: boolean, leased: number | undefined): Promise<void> {
     try {
       // a render past its deadline was interrupted: reset once its script stopped, else replaced
-      const interrupted = rp.wasInterrupted();
-      if (interrupted) this.counters.renderInterrupts++;
-      if (interrupted && !(await rp.settled())) rp.markDead('the interrupted script did not stop');
+      const interruption = rp.takeInterruption();
+      const interrupted = interruption !== null;
+      if (interrupted) {
+        this.counters.renderInterrupts++;
+        if (!(await interruption)) rp.markDead('the interrupted script did not stop');
+      }
       if (rp.dead || rp.renders >= rp.maxRenders) {
         await this.pool.destroy(rp);
         return;
