@@ -4,7 +4,7 @@
 // or data produced the numbers. The static caps of the open endpoint (src/chart/openCaps.ts)
 // read the config; these read the scale's real range. Loaded after Chart.js and its date adapter
 // in every harness (Chart.js 2, 3 and 4), before harness.js, which calls begin/end around each
-// render. Why: docs/decisions/0014-in-page-budgets.md.
+// render. Why: docs/decisions/0017-in-page-budgets.md.
 (function () {
   'use strict';
   var Chart = window.Chart;

@@ -1,7 +1,7 @@
 // What one render may cost inside the page, by who asked for it: the render deadline, and the
 // budgets renderer-page/budgets.js enforces once Chart.js knows the real numbers (ticks a scale
 // would build, decades of a log scale, elements of the chart). Pure. Why:
-// docs/decisions/0014-in-page-budgets.md.
+// docs/decisions/0017-in-page-budgets.md.
 
 /**
  * Who a render is for. anonymous: the open endpoint and keyless /chart (QUICKCHART_ANONYMOUS);
