@@ -1,5 +1,9 @@
 # chartshot on a Debian-based Node 20 image, with Debian's chromium and the fonts.
-FROM node:20-bookworm-slim
+# BASE_IMAGE: any Debian bookworm image with Node 20 laid out as the official one (node, npm and
+# the headers under /usr/local, a `node` user 1000:1000); scripts/container-smoke.sh builds one
+# with debootstrap where no registry is reachable.
+ARG BASE_IMAGE=node:20-bookworm-slim
+FROM ${BASE_IMAGE}
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       chromium fonts-liberation fonts-noto-cjk fonts-noto-color-emoji fontconfig python3 make g++ \

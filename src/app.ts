@@ -36,12 +36,14 @@ import { quickChartRoutes, type QuickChartRouteDeps } from './http/routes/quickc
 import { quickChartPathErrors } from './http/quickchartErrors.js';
 import { homeRoutes } from './http/routes/home.js';
 import { dashboardRoutes, type DashboardRouteDeps } from './http/dashboard/routes.js';
+import { mcpRoutes, type McpRouteDeps } from './http/routes/mcp.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
   OpenRouteDeps &
   PlaygroundRouteDeps &
   ShortChartRouteDeps &
+  McpRouteDeps &
   StatusRouteDeps &
   AutomationRouteDeps &
   AccountRouteDeps &
@@ -74,6 +76,7 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
     ...statusRoutes(deps),
     ...automationRoutes(deps),
     ...quickChartRoutes(deps),
+    ...mcpRoutes(deps),
   ];
   return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account];
 }

@@ -27,6 +27,7 @@ const USAGE = `usage: chartshot <command>
   keys create --account <id> [--test] [--json] | keys revoke <key_id> | keys list --account <id> [--json]
   sessions create --account <id> [--json]
   render <config.json> -o <out> [--format png|svg|pdf] [--width W] [--height H] [--background CSS]
+  mcp                                              an MCP server on stdio (tools render_chart, validate_config, list_chart_types)
   sign --key-id <id> --secret <secret> --expires-in <seconds> <config.json> [--width W] [--height H] [--format F] [--base-url URL]
 ${TEST_USAGE}
   --version                                        the version and what renders (Chart.js, Chromium, fonts)
@@ -196,6 +197,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (cmd === 'migrate-to-postgres' && !sub) return runMigrate(config, { force: o.force, json });
+  if (cmd === 'mcp' && !sub) return (await import('./mcp/stdio.js')).runMcpStdio(config);
   if (cmd === 'render') {
     const file = need(sub, 'render <config.json>');
     const output = need(o.output, '-o');

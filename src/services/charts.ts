@@ -94,7 +94,10 @@ export interface GenerateOptions {
 const BARE_CONFIG_HINT =
   'chart (or c) is required: the body looks like a bare Chart.js config; wrap it as {"chart": {"type": ..., "data": ...}, "width": 600, "height": 400}';
 
-export function buildRenderRequest(auth: AuthContext, f: ChartFields, opts: GenerateOptions = {}): RenderRequest {
+/** A caller as far as a request's checks need it (the local MCP server has a plan but no key). */
+export type RequestCaller = Pick<AuthContext, 'plan'> & { key: Pick<AuthContext['key'], 'kind'> };
+
+export function buildRenderRequest(auth: RequestCaller, f: ChartFields, opts: GenerateOptions = {}): RenderRequest {
   const fields = f as Record<string, unknown>;
   const raw = pickAlias(fields, 'chart', 'c');
   if ((raw === undefined || raw === null || raw === '') && ('type' in f || 'data' in f)) throw chartRequired(BARE_CONFIG_HINT);

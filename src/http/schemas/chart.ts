@@ -13,7 +13,8 @@ const dimension = (what: string) =>
     maximum: 8000,
   }) as const;
 
-const commonProperties = {
+/** The fields every chart request shares (the MCP tools' arguments are made of them too). */
+export const commonProperties = {
   chart: chartConfigSchema,
   c: { ...chartConfigSchema, description: 'Alias for chart.' },
   format: { type: 'string', enum: ['png', 'svg', 'pdf'], default: 'png', description: 'png or svg (pdf: enterprise plan only).' },
@@ -46,4 +47,21 @@ export const chartRequestQuerySchema = {
     exp: { type: 'integer', description: 'Signed URLs: expiry, Unix seconds (at most one year ahead).' },
     sig: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Signed URLs: HMAC-SHA256 (lowercase hex) of the raw query string before &sig=; must be last.' },
   },
+} as const;
+
+/** Output pixels per CSS pixel; the plan caps apply to the output (also read by POST /v1/chart). */
+export const devicePixelRatioSchema = {
+  description: 'Output pixels per CSS pixel, 1 to 4 (default 1): width 400 at ratio 2 gives an 800-pixel-wide PNG. The plan caps apply to the output pixels; an SVG has none.',
+  type: 'number',
+  minimum: 1,
+  maximum: 4,
+} as const;
+
+/** The Chart.js version that draws the chart (QuickChart's v / version). */
+export const chartjsVersionSchema = {
+  description: 'Chart.js version that draws it: 4 (default, 4.6.1), 3 (3.9.1) or 2 (2.9.4, with QuickChart\'s chart types and plugins); "2.9.4" and "3" are read as their major version.',
+  type: ['string', 'integer'],
+  pattern: '^v?[234](\\.\\d+){0,2}$',
+  minimum: 2,
+  maximum: 4,
 } as const;
