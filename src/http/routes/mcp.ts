@@ -1,7 +1,7 @@
 // POST /mcp: the MCP server over Streamable HTTP, stateless (no session: each POST carries one
 // JSON-RPC message and gets its answer as JSON). Behind X-Api-Key and the rate limit like /v1;
 // each tool call that draws is a generation of the caller's plan. Why this way:
-// docs/decisions/0012-mcp-server.md.
+// docs/decisions/0014-mcp-server.md.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { RouterContext } from '@koa/router';
 import type { Logger } from '../../log.js';
@@ -77,10 +77,12 @@ export function mcpRoutes(deps: McpRouteDeps): RouteDescriptor[] {
         await server.connect(transport);
         try {
           const res = await transport.handleRequest(webRequestOf(ctx), { parsedBody: input });
+          const body = Buffer.from(await res.arrayBuffer());
+          // an empty answer (202) stays empty: Koa would otherwise write the status text (and a
+          // null body set after the status would make it 204)
+          ctx.body = body.length > 0 ? body : null;
           ctx.status = res.status;
           res.headers.forEach((value, name) => ctx.set(name, value));
-          const body = Buffer.from(await res.arrayBuffer());
-          if (body.length > 0) ctx.body = body;
         } finally {
           await server.close().catch(() => {});
         }
