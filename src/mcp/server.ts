@@ -55,7 +55,7 @@ async function call(engine: McpEngine, name: ToolName, raw: unknown, signal: Abo
 }
 
 /** PNG: an image block. SVG: an embedded image/svg+xml resource holding the text (most model
- *  APIs take raster images only: docs/decisions/0014-mcp-server.md). Then a line saying what it is. */
+ *  APIs take raster images only: docs/decisions/0018-mcp-server.md). Then a line saying what it is. */
 function drawn(c: DrawnChart): CallToolResult {
   const r = c.request;
   const ratio = r.format === 'png' ? (r.devicePixelRatio ?? 1) : 1;

@@ -1,7 +1,7 @@
 // POST /mcp: the MCP server over Streamable HTTP, stateless (no session: each POST carries one
 // JSON-RPC message and gets its answer as JSON). Behind X-Api-Key and the rate limit like /v1;
 // each tool call that draws is a generation of the caller's plan. Why this way:
-// docs/decisions/0014-mcp-server.md.
+// docs/decisions/0018-mcp-server.md.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { RouterContext } from '@koa/router';
 import type { Logger } from '../../log.js';
