@@ -195,4 +195,8 @@ created=$(curl -fsS -H "X-Api-Key: $key" -H 'Content-Type: application/json' -d 
 id=$(node -e 'console.log(JSON.parse(process.argv[1]).id)' "$created")
 curl -fsS -o /dev/null -w '%{http_code} %{content_type}\n' "http://127.0.0.1:$PORT_B/v1/chart/$id" | grep -q '^200 image/png' \
   || fail "GET :$PORT_B/v1/chart/$id (made on instance 1) did not answer the PNG"
-say "PASS: image $IMAGE on $BASE: healthy, sandbox on, PNG rendered through nginx, short chart shared between instances"
+# the MCP endpoint answers through nginx with the same key
+curl -fsS -H "X-Api-Key: $key" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' "http://127.0.0.1:$PORT_NGINX/mcp" | grep -q '"render_chart"' \
+  || fail "POST /mcp tools/list through nginx"
+say "PASS: image $IMAGE on $BASE: healthy, sandbox on, PNG rendered through nginx, short chart shared between instances, /mcp answers"
