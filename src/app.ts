@@ -37,6 +37,7 @@ import { quickChartPathErrors } from './http/quickchartErrors.js';
 import { homeRoutes } from './http/routes/home.js';
 import { dashboardRoutes, type DashboardRouteDeps } from './http/dashboard/routes.js';
 import { mcpRoutes, type McpRouteDeps } from './http/routes/mcp.js';
+import { traceRoute, tracedGuards } from './http/tracing.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -101,7 +102,7 @@ export function createApp(deps: AppDeps): Koa {
     readTimeoutMs: deps.config.bodyReadTimeoutMs,
     budget: deps.bodyBudget ?? new BodyBudget(deps.config.maxBodyBytesInFlight),
   });
-  const router = buildRouter(routeTable(deps), {
+  const router = buildRouter(routeTable(deps), tracedGuards({
     auth: {
       apiKey: noteKeyUse(apiKeyAuth(deps.accounts), deps.keyUse),
       apiKeyOrSigned: noteKeyUse(apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }), deps.keyUse),
@@ -109,7 +110,7 @@ export function createApp(deps: AppDeps): Koa {
       metricsToken: metricsTokenAuth(deps.config.metricsToken),
     },
     rateLimit: { generation: rateLimit(deps), render: rateLimit(deps, { decideWhileRendering: true }), request: rateLimit(deps, { generation: false }) },
-  });
+  }));
   // Outermost first: the id, log line and metrics see the final status of every answer,
   // errors mapped included; timing covers everything inside them.
   app.use(requestId());
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps): Koa {
   // CSRF token passed), outside the JSON API's route table
   app.use(dashboardRoutes(deps));
   // route -> auth -> rate limit -> body: each route reads its own body (router.ts)
+  app.use(traceRoute());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -78,6 +78,19 @@ export interface Config {
   readonly renderMemoryMb: number;
   /** FONTS_DIR: a folder of .ttf/.otf/.woff2 files every page can draw with; null = system fonts only. */
   readonly fontsDir: string | null;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT and friends: traces over OTLP/HTTP; null = tracing off, nothing loaded. */
+  readonly otel: OtelConfig | null;
+}
+
+export interface OtelConfig {
+  /** Where spans are POSTed (OTLP/HTTP JSON): OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  readonly tracesUrl: string;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)HEADERS: key=value pairs, comma-separated, values URL-encoded. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** OTEL_SERVICE_NAME (default chartshot). */
+  readonly serviceName: string;
+  /** OTEL_BSP_SCHEDULE_DELAY: ms between batch exports (default 5000). */
+  readonly exportDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -199,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumPidsMax: int(env, 'CHROMIUM_PIDS_MAX', defaultChromiumPidsMax(poolSize), 64, 1_000_000),
     renderMemoryMb: int(env, 'RENDER_MEMORY_MB', 256, 16, 65536),
     fontsDir: fontsDir(env),
+    otel: otelConfig(env),
   });
 }
 
@@ -222,6 +236,33 @@ function fontsDir(env: NodeJS.ProcessEnv): string | null {
     throw new ConfigError(`FONTS_DIR must be a readable folder of .ttf/.otf/.woff2 files: ${(err as Error).message}`);
   }
   return dir;
+}
+
+/** The standard OTEL_* variables that matter here; tracing is off without an endpoint, or with OTEL_SDK_DISABLED=true / OTEL_TRACES_EXPORTER=none. */
+function otelConfig(env: NodeJS.ProcessEnv): OtelConfig | null {
+  if (bool(env, 'OTEL_SDK_DISABLED', false) || env.OTEL_TRACES_EXPORTER?.trim() === 'none') return null;
+  const full = url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  const base = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  if (!full && !base) return null;
+  const headers: Record<string, string> = {};
+  for (const name of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS']) {
+    for (const pair of (env[name] ?? '').split(',')) {
+      if (!pair.trim()) continue;
+      const at = pair.indexOf('=');
+      if (at < 1) throw new ConfigError(`${name} must be key=value pairs separated by commas`);
+      try {
+        headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+      } catch {
+        throw new ConfigError(`${name} has a badly URL-encoded value`);
+      }
+    }
+  }
+  return {
+    tracesUrl: full ?? `${base!.replace(/\/+$/, '')}/v1/traces`,
+    headers,
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || 'chartshot',
+    exportDelayMs: int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600000),
+  };
 }
 
 /** DATABASE_URL, REDIS_URL and MASTER_KEY: instances sharing a database must share the key. */

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { describeStore, masterKeyOf, openStore } from './store/open.js';
+import { startTracing } from './tracing.js';
 import { openRedis } from './store/redis/index.js';
 import { PagePool } from './render/pool.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
@@ -125,10 +126,13 @@ export async function startPool(config: Config, log: Logger): Promise<PagePool> 
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   const log = opts.log ?? createLogger(config.logLevel, undefined, config.logFormat);
+  // OTEL_EXPORTER_OTLP_ENDPOINT: traces; unset, nothing of OpenTelemetry is loaded
+  const tracing = await startTracing(config, log);
   const base = await openStore(config);
   // REDIS_URL: limits, windows and trial claims move to Redis, plus the shared tiers
   const redis = await openRedis(config, base, log);
-  const store = redis?.store ?? base;
+  const untraced = redis?.store ?? base;
+  const store = tracing ? tracing.traceStore(untraced) : untraced;
   let pool: PagePool | undefined;
   let configParser: ConfigTextParser | undefined;
   try {
@@ -191,7 +195,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
     };
     const app = createApp(deps);
-    const server = createServer(withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy, renderer: fingerprint.header() }, app.callback()));
+    const handler = withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy, renderer: fingerprint.header() }, app.callback());
+    const server = createServer(tracing ? tracing.listener(handler) : handler);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.requestTimeout = Math.max(30_000, config.renderTimeoutMs * 3);
@@ -244,6 +249,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // Counters batched in memory are written before the store closes: none is lost.
           await shortCharts.close().catch((err: unknown) => log.error({ err }, 'writing chart metrics at shutdown failed'));
           await store.close();
+          await tracing?.shutdown();
           log.info('chartshot stopped');
           log.flush?.();
         })();
@@ -254,6 +260,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await configParser?.close();
     await pool?.close();
     await store.close();
+    await tracing?.shutdown();
     throw err;
   }
 }

@@ -11,6 +11,7 @@ import { RendererFingerprint, chartjsVersions, fontsHash, parseChromiumVersion }
 import { prepareFonts, type PreparedFonts } from './fonts.js';
 import type { Logger } from '../log.js';
 import type { MemoryWallStatus } from './cgroup.js';
+import { tracer, type SpanAttributes } from '../tracing.js';
 
 export { RenderError, type PageRequest, type PageResult } from './page.js';
 
@@ -466,14 +467,19 @@ export class PagePool {
     const version = req.chartjs ?? DEFAULT_CHARTJS;
     this.lastAsked.set(version, performance.now());
     const wire = await toWire(this.opts.renderMemoryMb ? { ...req, memoryBudgetMb: this.opts.renderMemoryMb } : req, this.opts.deflateFrom);
-    const rp = await this.acquire(owner, signal, version);
+    const rp = await tracer().span('admission wait', { 'chartshot.chartjs': version }, async (span) => {
+      const asked = performance.now();
+      const page = await this.acquire(owner, signal, version);
+      span.set({ 'chartshot.queue_wait_ms': performance.now() - asked, 'chartshot.page.id': page.id });
+      return page;
+    });
     const leased = performance.now();
     let reset = true;
     try {
       if (rp.version !== version) await this.switchVersion(rp, version);
       this.counters.renders++;
       const oomBefore = this.oomKills();
-      const res = await rp.render(wire, req.deadlineMs).catch((err: unknown) => {
+      const res = await tracer().span('page render', pageAttributes(req, rp.id), () => rp.render(wire, req.deadlineMs)).catch((err: unknown) => {
         throw this.oomKills() > oomBefore ? this.overMemory() : err;
       });
       rp.renders++;
@@ -621,4 +627,18 @@ export class PagePool {
     await lb?.close();
     this.fonts?.remove();
   }
+}
+
+/** What a page render span says about its chart (no config content: it may be private). */
+function pageAttributes(req: PageRequest, pageId: number): SpanAttributes {
+  const type = req.configJs !== undefined ? 'javascript' : typeof req.config.type === 'string' ? req.config.type.slice(0, 32) : 'mixed';
+  return {
+    'chartshot.page.id': pageId,
+    'chartshot.chart.type': type,
+    'chartshot.chartjs': req.chartjs ?? DEFAULT_CHARTJS,
+    'chartshot.width': req.width,
+    'chartshot.height': req.height,
+    'chartshot.format': req.format,
+    'chartshot.device_pixel_ratio': req.devicePixelRatio ?? 1,
+  };
 }

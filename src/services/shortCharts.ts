@@ -1,5 +1,6 @@
 // Short charts: POST /v1/chart/create keeps the request and image behind an unguessable id;
 // GET /v1/chart/{id} serves it without credentials or counting, re-rendering it once expired.
+import { tracer } from '../tracing.js';
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
 import { KEY_GONE_DETAIL, keyMayRunCode, requestUnderKey } from '../chart/callerCode.js';
@@ -189,7 +190,11 @@ export class ShortChartService {
   async serve(id: string): Promise<ServedChart> {
     if (!isChartId(id)) throw noSuchChart();
     const key = chartCacheKey(id);
-    const hit = await this.d.cache.lookup(key);
+    const hit = await tracer().span('cache lookup', {}, async (span) => {
+      const found = await this.d.cache.lookup(key);
+      span.set({ 'chartshot.cache_tier': found ? found.tier : 'miss', 'chartshot.cache_fresh': found?.fresh ?? false });
+      return found;
+    });
     // A terminated account's charts are purged from the store (possibly by the CLI, in another
     // process): a cached copy must not outlive them. The check costs a query, so a memory-tier
     // image is re-checked at most every EXISTS_RECHECK_MS.
