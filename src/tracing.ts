@@ -1,6 +1,6 @@
 // Tracing as the code sees it: spans by name with attributes, a no-op unless OTEL_EXPORTER_OTLP_*
 // is set. This file loads no OpenTelemetry package: src/tracing/otel.ts is imported dynamically
-// by startTracing(), so a server without an endpoint runs none of it (docs/decisions/0015-tracing.md).
+// by startTracing(), so a server without an endpoint runs none of it (docs/decisions/0019-tracing.md).
 import type { RequestListener } from 'node:http';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
