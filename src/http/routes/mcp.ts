@@ -64,9 +64,10 @@ export function mcpRoutes(deps: McpRouteDeps): RouteDescriptor[] {
         '202': { description: 'A notification or response accepted (no body).', headers: rateLimitHeaders },
       },
       errors: {
-        '400': { description: 'Not a JSON-RPC message.', codes: ['invalid_input'], headers: rateLimitHeaders },
+        '400': { description: 'Not a JSON-RPC message, or a body over MAX_BODY_BYTES.', codes: ['invalid_input'], headers: rateLimitHeaders },
         '401': { description: 'Missing or invalid API key.', codes: ['unauthorized'] },
         '429': { description: 'Rate limit reached.', codes: ['rate_limit_exceeded'], headers: { ...retryAfter, ...rateLimitHeaders } },
+        '503': { description: 'The server is receiving as many body bytes as it may (MAX_BODY_BYTES_IN_FLIGHT); retry after Retry-After seconds.', codes: ['service_unavailable'], headers: retryAfter },
       },
       handler: async (ctx, input) => {
         const engine = callerEngine(deps, ctx.state.auth);
