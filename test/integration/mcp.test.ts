@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BAR, post, sharedAccount, type Credentials, type TestServer } from '../helpers/server.js';
 import { bytes, errorOf, png } from '../helpers/client.js';
 import { commonProperties } from '../../src/http/schemas/chart.js';
-import { CHARTJS_PAGES } from '../../src/chart/chartTypes.js';
+import { CHARTJS_PAGES } from '../../src/chart/chartjsPages.js';
 
 type Content = CallToolResult['content'][number];
 
