@@ -18,7 +18,9 @@ missing=()
 fonts=(fonts-dejavu-core fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-noto-core fonts-noto-mono)
 # PostgreSQL, Redis and nginx: the multi-instance store and the tests that start throwaway
 # servers of each (a single box needs none of them running).
-for pkg in fonts-liberation fonts-noto-cjk fonts-noto-color-emoji "${fonts[@]}" fontconfig postgresql redis-server nginx; do
+# bsdutils: script(1), which gives the CLI's progress test a terminal; util-linux: setpriv, which
+# runs Chromium as another user when the service is root (the sandbox test checks it).
+for pkg in bsdutils util-linux fonts-liberation fonts-noto-cjk fonts-noto-color-emoji "${fonts[@]}" fontconfig postgresql redis-server nginx; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -228,8 +228,8 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
   describe('(b) a full disk under DATA_DIR', function () {
     // Real ENOSPC, not a mock: DATA_DIR is a 16 MB tmpfs (we run as root, where chmod does not
     // stop writes, and a tmpfs cannot be remounted read-only while the database is open), and a
-    // filler file takes every free byte. Where mounting is not permitted, the same SQLITE_FULL
-    // comes from PRAGMA max_page_count pinned to the database's current size.
+    // filler file takes every free byte. Mounting needs root, which CI is: without it this fails
+    // (no stand-in limit that would pass without ever filling a disk).
     let mnt: string;
     let mounted = false;
     let running: Running;
@@ -250,6 +250,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       this.timeout(60_000);
       mnt = mkdtempSync(join(tmpdir(), 'chartshot-fulldisk-'));
       mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mnt]).status === 0;
+      expect(mounted, 'a 16 MB tmpfs mount as DATA_DIR (needs root)').to.equal(true);
       const config = testConfig({ dataDir: mnt, poolSize: 1 });
       running = await startServer(config, { log: createLogger('info', sink) });
       db = (running.deps.store as SqliteStore).db;
@@ -272,11 +273,6 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
     function fillDisk(leaveBytes = 0): void {
       // Empty the WAL first: otherwise SQLite overwrites the WAL's old frames and needs no new space.
       db.pragma('wal_checkpoint(TRUNCATE)');
-      if (!mounted) {
-        const pages = db.pragma('page_count', { simple: true }) as number;
-        db.pragma(`max_page_count = ${pages + Math.ceil(leaveBytes / 4096)}`);
-        return;
-      }
       const fd = openSync(filler(), 'w');
       const block = Buffer.alloc(64 * 1024, 7);
       try {
@@ -295,7 +291,6 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
 
     function freeDisk(): void {
       rmSync(filler(), { force: true });
-      if (!mounted) db.pragma('max_page_count = 1073741823');
     }
 
     it('writes fail with 500 internal_error and a log line naming the cause; existing charts are still served; nothing half-written; all well after space is freed', async function () {
@@ -360,7 +355,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       expect(end.chartsWithoutImage).to.equal(0);
       expect((await fetch(`${running.url}/v1/status`)).status).to.equal(200);
       // eslint-disable-next-line no-console
-      console.log(`      full disk (${mounted ? 'tmpfs filled to ENOSPC' : 'max_page_count'}): big create -> ${big.status}; ${end.charts} charts = ${end.used} counted`);
+      console.log(`      full disk (tmpfs filled to ENOSPC): big create -> ${big.status}; ${end.charts} charts = ${end.used} counted`);
     });
   });
   describe('(c) a read-only DATA_DIR', function () {

@@ -210,7 +210,8 @@ describe('chartshot test: golden images', function () {
   });
 
   it('on a terminal, a progress line is rewritten in place while it runs', async function () {
-    if (!existsSync('/usr/bin/script')) this.skip();
+    // script(1) is part of bsdutils (util-linux), which scripts/setup.sh installs: a missing one fails here.
+    expect(existsSync('/usr/bin/script'), '/usr/bin/script (bsdutils; run scripts/setup.sh)').to.equal(true);
     // script(1) gives the command a terminal as its stdout
     const r = await new Promise<string>((resolve) => {
       const p = spawn('/usr/bin/script', ['-q', '-c', `node dist/cli.js test '${dir}' --jobs 1`, '/dev/null'], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'ignore'] });

@@ -98,8 +98,9 @@ describe("Chromium's sandbox", function () {
     expect(dirStat.mode & 0o077, 'DATA_DIR mode').to.equal(0);
     expect(keyStat.mode & 0o077, 'master.key mode').to.equal(0);
     expect(statSync(join(dir, 'chartshot.db')).mode & 0o077, 'database mode').to.equal(0);
-    // A service that is not root runs Chromium as itself: the owner-only modes above are the check.
-    if (!isRoot) return;
+    // A service that is not root runs Chromium as itself: the owner-only modes above are the whole
+    // check there, and the rest is reported as pending (`.ci/run` prints the count). CI runs as root.
+    if (!isRoot) this.skip();
     expect(renderer.mode, 'a root service runs Chromium as another user, through setpriv').to.equal('setpriv');
     expect(dirStat.uid).to.not.equal(renderer.uid);
     expect(keyStat.uid).to.not.equal(renderer.uid);
