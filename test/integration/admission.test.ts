@@ -59,7 +59,13 @@ describe('admission control and fairness', function () {
 
     const floodStarted = Date.now();
     const flood = Promise.all(Array.from({ length: 40 }, (_, i) => timed(send(heavy, slow(i), 200 + i))));
-    await sleep(300);
+    // the flood holds both pages and has a queue (or was already refused) before the light key asks
+    const floodIn = () => {
+      const st = s.deps.pool.stats();
+      return st.borrowed === 2 && (st.admission!.waiting > 0 || st.admission!.refusedEarly > before.refusedEarly);
+    };
+    for (let i = 0; i < 3000 && !floodIn(); i++) await sleep(10);
+    expect(floodIn(), 'the flood holds the pool').to.equal(true);
     const lightResults = await Promise.all(Array.from({ length: 4 }, (_, i) => timed(send(light, BAR, 300 + i))));
     const heavyResults = await flood;
     const floodMs = Math.max(...heavyResults.map((r) => r.doneAt)) - floodStarted;

@@ -78,9 +78,14 @@ describe('the chartshot CLI', function () {
       await new Promise((r) => setTimeout(r, 50));
     }
     // A render that takes a while, then SIGTERM while it is in flight.
-    const slow = { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { title: { display: true, text: 'function(){ var t=Date.now(); while(Date.now()-t<700){} return "slow"; }' } } } };
+    const slow = { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { title: { display: true, text: 'function(){ var t=Date.now(); while(Date.now()-t<2000){} return "slow"; }' } } } };
     const inflight = post(`http://127.0.0.1:${port}`, '/v1/chart', { chart: slow, width: 200, height: 100 }, apiKey(acct.api_key));
-    await new Promise((r) => setTimeout(r, 200));
+    // The signal that it is in flight: the pool's busy gauge (loopback may read /metrics).
+    for (let busy = false; !busy; ) {
+      if (Date.now() > deadline + 30000) throw new Error('the render never started');
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      busy = /^chartshot_pool_busy 1$/m.test(metrics);
+    }
     child.kill('SIGTERM');
     const res = await inflight;
     expect(res.status).to.equal(200);
@@ -88,6 +93,11 @@ describe('the chartshot CLI', function () {
     expect(logs).to.contain('chartshot stopped');
     // Structured JSON logs with a request id, and no key in them.
     const lines = logs.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    // the render was still in flight when the signal came: its request line follows "shutting down"
+    const shutting = lines.findIndex((l) => l.msg === 'shutting down');
+    const answered = lines.findIndex((l) => l.msg === 'request' && l.method === 'POST' && l.url === '/v1/chart');
+    expect(shutting, 'a "shutting down" line').to.be.at.least(0);
+    expect(answered, 'the render answered after the signal').to.be.greaterThan(shutting);
     expect(lines.some((l) => l.msg === 'request' && typeof l.requestId === 'string')).to.equal(true);
     expect(logs).not.to.contain(acct.api_key);
   });

@@ -35,7 +35,7 @@ describe('a cluster: two instances, PostgreSQL, Redis and nginx', function () {
   let env: NodeJS.ProcessEnv;
   const instances: Instance[] = [];
   let hooks: Server;
-  const received: Array<{ event: string; threshold: number; account: string }> = [];
+  const received: Array<{ event: string; threshold: number; account: string; delivery: string }> = [];
 
   const cli = async (...args: string[]): Promise<string> => (await run('node', ['dist/cli.js', ...args], { cwd: ROOT, env, encoding: 'utf8' })).stdout;
   const account = async (plan: string) => JSON.parse(await cli('accounts', 'create', '--plan', plan, '--json')) as { account_id: string; api_key: string; key_id: string };
@@ -66,7 +66,7 @@ describe('a cluster: two instances, PostgreSQL, Redis and nginx', function () {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: string; threshold: number; account_id: string };
-        received.push({ event: body.event, threshold: body.threshold, account: body.account_id });
+        received.push({ event: body.event, threshold: body.threshold, account: body.account_id, delivery: String(req.headers['x-chartshot-delivery']) });
         res.writeHead(204).end();
       });
     });
@@ -181,9 +181,27 @@ describe('a cluster: two instances, PostgreSQL, Redis and nginx', function () {
       expect((await postJson(lb.url, '/v1/chart', { chart: chart(`threshold ${i}`), width: 100, height: 60 }, a.api_key)).status).to.equal(200);
     }
     const mine = () => received.filter((r) => r.account === a.account_id && r.event === 'usage_threshold');
-    for (let t = 0; t < 300 && mine().length < 3; t++) await sleep(50);
-    await sleep(3000); // both outbox workers poll every second: a duplicate would arrive by now
+    // The marker is the store's rows, not a wait: an item leaves 'pending' only once a delivery is
+    // recorded, and no instance can claim it again after that (FOR UPDATE SKIP LOCKED and a lease
+    // hold it while it is being sent). A second sender would have recorded a second attempt.
+    const rows = async () => {
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        return (await c.query<{ id: number; status: string; attempts: number }>("SELECT id, status, attempts FROM outbox WHERE account_id = $1 AND kind = 'webhook' ORDER BY id", [a.account_id])).rows;
+      } finally {
+        await c.end();
+      }
+    };
+    let settled = await rows();
+    for (let t = 0; t < 600 && !(settled.length === 3 && settled.every((r) => r.status === 'delivered')); t++) {
+      await sleep(50);
+      settled = await rows();
+    }
+    expect(settled.map((r) => [r.status, r.attempts])).to.deep.equal([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
     expect(mine().map((r) => r.threshold).sort((x, y) => x - y)).to.deep.equal([80, 95, 100]);
+    // each delivery names its outbox row: one of each, none twice
+    expect(mine().map((r) => Number(r.delivery)).sort((x, y) => x - y)).to.deep.equal(settled.map((r) => Number(r.id)));
   });
 
   it('SIGKILL of one instance under load loses no chart answered 201, and the load balancer serves within 5 s', async () => {

@@ -497,6 +497,9 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       }
     }
 
+    /** Log lines of outbox work that failed on the full disk (a claim, a send or its record). */
+    const outboxFailures = (log: string) => (log.match(/outbox tick failed|outbox delivery failed|recording an outbox delivery failed/g) ?? []).length;
+
     function fill(): void {
       // Empty the WAL first, so the server's next write needs new space.
       const db = new Database(join(mnt, 'data', 'chartshot.db'), { fileMustExist: true });
@@ -536,7 +539,8 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       held!.writeHead(204).end();
       // its "delivered" write hits the full disk: logged, and the process goes on
       await until('the failed record is logged', () => /recording an outbox delivery failed/.test(first.log()) || first.proc.exitCode !== null);
-      await new Promise((r) => setTimeout(r, 1500)); // a few more polls, each failing again
+      // a few more polls, each failing again: counted in the log, not waited for by the clock
+      await until('two more failed records', () => outboxFailures(first.log()) >= 3 || first.proc.exitCode !== null);
       expect(first.proc.exitCode, first.log().slice(-3000)).to.equal(null);
       expect((await fetch(`${first.url}/v1/status`)).status).to.equal(200);
       expect((await fetch(`${first.url}/v1/chart/${chartId}`)).status).to.equal(200);
@@ -553,7 +557,8 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
         expect(read.status).to.equal(200);
         decodePng(await bytes(read));
         expect((await fetch(`${second.url}/v1/status`)).status).to.equal(200);
-        await new Promise((r) => setTimeout(r, 1500));
+        // its outbox polls meet the full disk too: two of them, and it is still up
+        await until('two outbox polls on the full disk', () => outboxFailures(second.log()) >= 2 || second.proc.exitCode !== null);
         expect(second.proc.exitCode, second.log().slice(-3000)).to.equal(null);
 
         // space returns: the delivery is recorded without a restart, and writes work again

@@ -64,9 +64,10 @@ describe('LOG_FORMAT', function () {
       const viaHeader = await post(s.url, '/v1/chart', { chart: BAR, width: 60, height: 40 }, apiKey(acct.api_key));
       expect(viaHeader.status).to.equal(200);
       const status = await fetch(`${s.url}/v1/status`);
-      await new Promise((r) => setTimeout(r, 50));
+      const lineOf = (res: Response) => out.text().split('\n').filter((l) => l.endsWith(` ${res.headers.get('x-request-id')}`));
+      // the last request's line is the marker that every earlier line is written (one logger, in order)
+      for (let i = 0; i < 600 && lineOf(status).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       const text = out.text();
-      const lineOf = (res: Response) => text.split('\n').filter((l) => l.endsWith(` ${res.headers.get('x-request-id')}`));
       expect(lineOf(status)).to.have.length(1);
       expect(lineOf(status)[0]).to.match(/^\d\d:\d\d:\d\d\.\d{3} GET \/v1\/status 200 [\d.]+ ms [\w-]+$/);
       expect(lineOf(viaHeader)[0]).to.match(/^\d\d:\d\d:\d\d\.\d{3} POST \/v1\/chart 200 [\d.]+ ms /);

@@ -119,7 +119,9 @@ describe('QuickChart routes under attack', function () {
       } finally {
         charts.find = find;
       }
-      await new Promise((r) => setTimeout(r, 50));
+      // the failed request's access line is the marker that its lines are written
+      const answered = () => text.split('\n').some((l) => /"msg":"request"/.test(l) && /"status":500/.test(l));
+      for (let i = 0; i < 600 && !answered(); i++) await new Promise((r) => setTimeout(r, 50));
       const lines = text.split('\n').filter((l) => l.includes('/chart'));
       expect(lines.some((l) => /"msg":"request failed"/.test(l) && l.includes('key=[redacted]'))).to.equal(true);
       expect(lines.some((l) => /"msg":"request"/.test(l) && l.includes('/chart?') && l.includes('key=[redacted]'))).to.equal(true);

@@ -86,11 +86,14 @@ eachStore('billing store', (store, backend) => {
     try {
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
+      let entered!: () => void;
+      const holding = new Promise<void>((r) => (entered = r));
       const first = stores[0].locks.tryRun('job', async () => {
+        entered();
         await gate;
         return 'first';
       });
-      await new Promise((r) => setTimeout(r, 50)); // let the first take the lock
+      await holding; // the first runs inside the lock now
       expect(await stores[1].locks.tryRun('job', async () => 'second')).to.deep.equal({ ran: false });
       expect(await stores[1].locks.tryRun('other', async () => 'other')).to.deep.equal({ ran: true, value: 'other' });
       release();
