@@ -1,13 +1,14 @@
 // A throwaway nginx (Debian's package) as a round-robin load balancer on a free loopback port,
 // with its own temporary prefix and config, stopped and removed afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './services.js';
 
 const NGINX = '/usr/sbin/nginx';
+const SHIPPED = join(import.meta.dirname, '..', '..', 'deploy', 'nginx.conf');
 
 export interface NginxOptions {
   /**
@@ -18,6 +19,24 @@ export interface NginxOptions {
   clientAddressFromHeader?: boolean;
   /** How long nginx tries to connect to an upstream before the next one (default 1000 ms). */
   connectTimeoutMs?: number;
+  /**
+   * Run the shipped deploy/nginx.conf itself, with only its addresses substituted (the compose
+   * service names by the loopback upstreams, port 80 by a free loopback port). The other options
+   * do not apply to it.
+   */
+  shipped?: boolean;
+}
+
+/** deploy/nginx.conf with the smallest substitution that runs it here: upstream and listen addresses. */
+export function shippedNginxConfig(text: string, port: number, upstreams: readonly number[]): string {
+  const servers = [...text.matchAll(/^\s*server chartshot\d+:8080\b.*$/gm)];
+  if (servers.length !== upstreams.length) throw new Error(`deploy/nginx.conf names ${servers.length} upstream servers; the test runs ${upstreams.length}`);
+  let i = 0;
+  const out = text
+    .replace(/\bchartshot\d+:8080\b/g, () => `127.0.0.1:${upstreams[i++]}`)
+    .replace(/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${port};`);
+  if (!out.includes(`listen 127.0.0.1:${port};`)) throw new Error('deploy/nginx.conf: no "listen 80;" line to substitute');
+  return out;
 }
 
 export interface LoadBalancer {
@@ -91,9 +110,11 @@ export async function startNginx(upstreams: readonly number[], o: NginxOptions =
   mkdirSync(join(dir, 'tmp'));
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConfig(dir, port, upstreams, o));
-  // -e: nginx would otherwise open the package's error log before reading the config
-  const proc: ChildProcess = spawn(NGINX, ['-p', dir, '-c', conf, '-e', 'stderr'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(conf, o.shipped ? shippedNginxConfig(readFileSync(SHIPPED, 'utf8'), port, upstreams) : nginxConfig(dir, port, upstreams, o));
+  // -e: nginx would otherwise open the package's error log before reading the config; the
+  // shipped file has no daemon or pid lines (a service manager's), so they are given here
+  const extra = o.shipped ? ['-g', `daemon off; pid ${join(dir, 'nginx.pid')};`] : [];
+  const proc: ChildProcess = spawn(NGINX, ['-p', dir, '-c', conf, '-e', 'stderr', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   const out: string[] = [];
   const keep = (d: Buffer) => {
     out.push(d.toString());

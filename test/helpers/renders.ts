@@ -1,13 +1,6 @@
 // Test probes on a running server: count the renders that reach the page pool, count the
-// generations a UsageRecorder is told about, and fail renders on purpose.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app.js';
-import { RenderError, type PagePool } from '../../src/render/pool.js';
-import type { AuthContext } from '../../src/services/accounts.js';
-import { ChartService, type UsageRecorder } from '../../src/services/charts.js';
-import { ChartMetricsRecorder } from '../../src/services/chartMetrics.js';
-import { ShortChartService } from '../../src/services/shortCharts.js';
+// generations the store counted.
+import type { PagePool } from '../../src/render/pool.js';
 import type { Running } from '../../src/main.js';
 
 export interface RenderProbe {
@@ -17,22 +10,23 @@ export interface RenderProbe {
 }
 
 /**
- * Wraps deps.pool.render: counts every render, optionally holds it `delayMs` first (so that
- * concurrent requests surely overlap) or fails it (`fail`: a crashed page).
+ * Counts the renders that reach the page pool, from the pool's own counter (nothing replaced).
+ * `delayMs` holds each render that long first, so that concurrent requests surely overlap: the
+ * one place left where a test wraps deps.pool.render (see issue 31: a real busy pool is to come).
  */
-export function probeRenders(s: Running, opts: { delayMs?: number; fail?: boolean } = {}): RenderProbe {
+export function probeRenders(s: Running, opts: { delayMs?: number } = {}): RenderProbe {
   const pool = s.deps.pool as PagePool & { render: PagePool['render'] };
-  const original = pool.render;
-  let count = 0;
-  pool.render = async (req) => {
-    count++;
-    if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
-    if (opts.fail) throw new RenderError('crash', 'page crashed (test)');
-    return original.call(pool, req);
-  };
+  const start = pool.stats().renders ?? 0;
+  if (opts.delayMs) {
+    const original = pool.render;
+    pool.render = async (req, ...rest) => {
+      await new Promise((r) => setTimeout(r, opts.delayMs));
+      return original.call(pool, req, ...rest);
+    };
+  }
   return {
     get count() {
-      return count;
+      return (pool.stats().renders ?? 0) - start;
     },
     restore() {
       delete (pool as { render?: unknown }).render;
@@ -40,58 +34,20 @@ export function probeRenders(s: Running, opts: { delayMs?: number; fail?: boolea
   };
 }
 
-export interface CountedGeneration {
-  accountId: string;
-  keyId: string;
-}
-
-export interface CountingApp {
-  url: string;
-  /** Generations recorded (successful, counted renders), in order. */
-  generations: CountedGeneration[];
-  close(): Promise<void>;
-}
-
 /**
- * The server's own app and services, with a UsageRecorder that records every generation:
- * proves which requests count and against which account.
+ * Generations the store counted for an account (usage_counters.used) in its billing period as of
+ * the server's clock now: read from the store itself, the record billing and limits use.
  */
-export async function countingApp(s: Running): Promise<CountingApp> {
-  const generations: CountedGeneration[] = [];
-  const usage: UsageRecorder = {
-    admit: async (auth: AuthContext) => ({
-      commit: async () => {
-        generations.push({ accountId: auth.account.id, keyId: auth.key.id });
-      },
-      commitWith: async (_outcome, write) => {
-        await write(null);
-        generations.push({ accountId: auth.account.id, keyId: auth.key.id });
-      },
-      release: async () => {},
-    }),
-  };
-  const d = s.deps;
-  const charts = new ChartService(d.renderer, usage);
-  const shortCharts = new ShortChartService({
-    charts,
-    renderer: d.renderer,
-    store: d.store,
-    cache: d.imageCache,
-    clock: d.clock,
-    publicBaseUrl: d.config.publicBaseUrl,
-    metrics: new ChartMetricsRecorder(d.store.chartMetrics),
-  });
-  const server = createServer(createApp({ ...d, charts, shortCharts }).callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    generations,
-    async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await closed;
-      await shortCharts.close();
-    },
-  };
+export async function generationsCounted(s: Running, accountId: string): Promise<{ periodStart: number; used: number; reserved: number }> {
+  const account = await s.deps.store.accounts.find(accountId);
+  if (!account) throw new Error(`no account ${accountId}`);
+  const { start } = await s.deps.billing.currentPeriod(account);
+  const { used, reserved } = await s.deps.store.usage.get(accountId, start);
+  return { periodStart: start, used, reserved };
+}
+
+/** The key a stored chart was made with (charts.key_id), from the store. */
+export async function chartKeyOf(s: Running, id: string): Promise<{ accountId: string; keyId: string } | null> {
+  const row = await s.deps.store.charts.find(id);
+  return row ? { accountId: row.accountId, keyId: row.keyId } : null;
 }

@@ -1,4 +1,5 @@
-// Two chartshot instances on one PostgreSQL and one Redis behind nginx (round robin, TRUST_PROXY):
+// Two chartshot instances on one PostgreSQL and one Redis behind nginx running the shipped
+// deploy/nginx.conf (round robin, TRUST_PROXY):
 // keys, short URLs, limits, webhooks and a killed instance, all seen through the load balancer.
 import { expect } from 'chai';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -72,7 +73,8 @@ describe('a cluster: two instances, PostgreSQL, Redis and nginx', function () {
     });
     await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', () => r()));
     const ports = [await freePort(), await freePort()];
-    lb = await startNginx(ports);
+    // the shipped deploy/nginx.conf, its upstream and listen addresses substituted
+    lb = await startNginx(ports, { shipped: true });
     env = {
       ...process.env,
       DATABASE_URL: db.url,

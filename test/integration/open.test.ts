@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { post, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng, pixel } from '../helpers/images.js';
-import { RenderError, type PagePool } from '../../src/render/pool.js';
+import { freezeRenderers } from '../helpers/crash.js';
 import { apiKey, bytes, errorOf, type ApiError } from '../helpers/client.js';
 
 const BASE = 'https://charts.example.test';
@@ -29,17 +29,11 @@ const openPath = (params: Record<string, string | number>) =>
 describe('GET /v1/open/chart', function () {
   this.timeout(60000);
   let s: TestServer;
-  let renders = 0;
+  /** Renders that reached the page pool, by its own counter. */
+  const renders = () => s.deps.pool.stats().renders ?? 0;
 
   before(async () => {
     s = await startTestServer({ poolSize: 1, openRendersPerHour: 1000, publicBaseUrl: BASE });
-    // count what reaches the page pool
-    const pool = s.deps.pool as PagePool & { render: PagePool['render'] };
-    const original = pool.render.bind(pool);
-    pool.render = (req) => {
-      renders++;
-      return original(req);
-    };
   });
   after(() => s?.stop());
 
@@ -128,7 +122,7 @@ describe('GET /v1/open/chart', function () {
       const first = await get(path);
       expect(first.headers.get('x-cache-tier')).to.equal('miss');
       const a = await bytes(first);
-      const before = renders;
+      const before = renders();
       const second = await get(path);
       expect(second.headers.get('x-cache-tier')).to.equal('edge');
       expect((await bytes(second)).equals(a)).to.equal(true);
@@ -138,7 +132,7 @@ describe('GET /v1/open/chart', function () {
       expect(third.headers.get('x-cache-tier')).to.equal('r2');
       expect(third.headers.get('cache-control')).to.equal(CACHE_CONTROL);
       expect((await bytes(third)).equals(a)).to.equal(true);
-      expect(renders, 'hits never render').to.equal(before);
+      expect(renders(), 'hits never render').to.equal(before);
     });
 
     it('the cache key is what the page draws: explicit defaults and unknown parameters do not matter, key order does', async () => {
@@ -346,28 +340,23 @@ describe('GET /v1/open/chart', function () {
       expect(status).to.equal(400);
     });
 
-    it('500 render_failed when the renderer fails; 503 when the pool is overloaded', async () => {
-      const pool = s.deps.pool as PagePool & { render: PagePool['render'] };
-      const original = pool.render;
+    it('500 render_failed when the renderer crashes; 503 when no page is free in time', async () => {
+      // Real faults: the one page's renderer process is frozen while a render holds it, a second
+      // request waits for a page until ACQUIRE_TIMEOUT_MS (or is refused early), then the frozen
+      // renderer is killed under the first.
+      const crashedBefore = s.deps.pool.stats().pagesCrashed ?? 0;
+      const frozen = freezeRenderers(s);
       try {
-        pool.render = async () => {
-          throw new RenderError('crash', 'page crashed (test)');
-        };
-        const crash = await openError(await get(openPath({ type: 'bar', data: '9,9,1' })));
-        expect(crash).to.include({ status: 500, error: 'render_failed' });
-        pool.render = async () => {
-          throw new Error('unexpected (test)');
-        };
-        const odd = await openError(await get(openPath({ type: 'bar', data: '9,9,2' })));
-        expect(odd).to.include({ status: 500, error: 'render_failed' });
-        pool.render = async () => {
-          throw new RenderError('busy', 'queue full (test)');
-        };
+        const crashing = get(openPath({ type: 'bar', data: '9,9,1' }));
+        await frozen.lent();
         const busy = await get(openPath({ type: 'bar', data: '9,9,3' }));
         expect(busy.headers.get('retry-after')).to.match(/^\d+$/);
         expect(await openError(busy)).to.include({ status: 503, error: 'service_unavailable' });
+        frozen.kill();
+        expect(await openError(await crashing)).to.include({ status: 500, error: 'render_failed' });
+        expect((s.deps.pool.stats().pagesCrashed ?? 0) - crashedBefore, 'pages the pool saw crash').to.be.at.least(1);
       } finally {
-        pool.render = original;
+        frozen.kill();
       }
       // a failed render is not cached: the same URL renders now
       const again = await get(openPath({ type: 'bar', data: '9,9,1' }));
@@ -376,11 +365,11 @@ describe('GET /v1/open/chart', function () {
     });
 
     it('refused requests never reach the renderer', async () => {
-      const before = renders;
+      const before = renders();
       await get(openPath({ c: JSON.stringify({ ...CHART, plugins: [] }) }));
       await get(openPath({ c: '{"type":' }));
       await get(openPath({ type: 'bar', data: '1', w: 0 }));
-      expect(renders).to.equal(before);
+      expect(renders()).to.equal(before);
     });
   });
 

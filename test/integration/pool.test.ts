@@ -162,11 +162,26 @@ describe('the page pool', function () {
     const socketDir = dirname(readlinkSync(join(s.deps.pool.profiles[0]!, 'SingletonSocket')));
     expect(existsSync(socketDir)).to.equal(true);
     const load = Array.from({ length: 8 }, (_, i) =>
-      post(s.url, '/v1/chart', { chart: BAR, width: 200 + i, height: 100 }, apiKey(key)).then((r) => r.status),
+      post(s.url, '/v1/chart', { chart: BAR, width: 200 + i, height: 100 }, apiKey(key)).then(async (r) => ({
+        status: r.status,
+        error: r.status === 200 ? null : ((await r.json()) as { error: string }).error,
+        retryAfter: r.headers.get('retry-after'),
+      })),
     );
     process.kill(pid, 'SIGKILL');
-    const statuses = await Promise.all(load);
-    expect(statuses.every((x) => [200, 500, 503].includes(x)), statuses.join()).to.equal(true);
+    const answers = await Promise.all(load);
+    const statuses = answers.map((a) => `${a.status} ${a.error ?? ''}`);
+    // each answer is the interface's for its case: rendered (200), its render lost with the browser
+    // (500 render_failed), or no page free in time while the browser came back (503 + Retry-After)
+    for (const a of answers) {
+      if (a.status === 200) continue;
+      if (a.status === 500) expect(a.error, statuses.join()).to.equal('render_failed');
+      else {
+        expect(a.status, statuses.join()).to.equal(503);
+        expect(a.error, statuses.join()).to.equal('service_unavailable');
+        expect(Number(a.retryAfter), statuses.join()).to.be.at.least(1);
+      }
+    }
     const deadline = Date.now() + 30_000; // a bound for a loaded machine, not a speed claim
     let ok = false;
     while (!ok && Date.now() < deadline) {

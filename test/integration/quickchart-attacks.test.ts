@@ -7,6 +7,7 @@ import { createLogger } from '../../src/log.js';
 import { startServer, type Running } from '../../src/main.js';
 import { post, startTestServer, testConfig, type Credentials, type TestServer } from '../helpers/server.js';
 import { diffRatio, isPng } from '../helpers/images.js';
+import { crashDuringRender } from '../helpers/crash.js';
 
 interface Answer {
   status: number;
@@ -109,16 +110,9 @@ describe('QuickChart routes under attack', function () {
       const ok = await get(s.url, '/chart', { c: JSON.stringify(BAR), v: '4', w: '60', h: '40', key: owner.api_key });
       expectStatus(ok, 200);
       const path = await create(s.url, owner.api_key, BAR, '4');
-      const charts = s.deps.store.charts as { find: (id: string) => Promise<unknown> };
-      const find = charts.find;
-      charts.find = async () => {
-        throw new Error('store down');
-      };
-      try {
-        expectStatus(await get(s.url, path, { title: 'x', key: owner.api_key }), 500);
-      } finally {
-        charts.find = find;
-      }
+      // a real failure: the renderer process is killed under the render
+      const { result } = await crashDuringRender(s, () => get(s.url, path, { title: 'x', key: owner.api_key }));
+      expectStatus(result, 500);
       // the failed request's access line is the marker that its lines are written
       const answered = () => text.split('\n').some((l) => /"msg":"request"/.test(l) && /"status":500/.test(l));
       for (let i = 0; i < 600 && !answered(); i++) await new Promise((r) => setTimeout(r, 50));

@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import { BAR, type Credentials, post, sharedAccount, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng } from '../helpers/images.js';
-import { countingApp, probeRenders, type RenderProbe } from '../helpers/renders.js';
+import { chartKeyOf, generationsCounted, probeRenders, type RenderProbe } from '../helpers/renders.js';
+import { crashDuringRender } from '../helpers/crash.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
@@ -140,12 +141,13 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
       });
     }
 
-    it('a render that fails -> 500 render_failed, and no chart is kept', async () => {
+    it('a render that fails (its renderer process killed) -> 500 render_failed, and no chart is kept', async () => {
       const fresh = await s.account('starter');
-      probe = probeRenders(s, { fail: true });
-      const e = await errorOf(await create({ chart: uniqueChart(), width: 100, height: 50 }, fresh.api_key));
+      const { result, crashed } = await crashDuringRender(s, () => create({ chart: uniqueChart(), width: 100, height: 50 }, fresh.api_key));
+      const e = await errorOf(result);
       expect(e).to.include({ status: 500, error: 'render_failed' });
-      expect(probe.count).to.equal(1);
+      expect(crashed, 'pages the pool saw crash').to.be.at.least(1);
+      expect(await generationsCounted(s, fresh.account_id)).to.include({ used: 0, reserved: 0 });
       const row = (s.deps.store as SqliteStore).db
         .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM charts WHERE account_id = ?')
         .get(fresh.account_id);
@@ -193,11 +195,10 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
   it('a failed re-render -> 500 render_failed with Retry-After, counted in errorCount; the next GET gets the same answer at once, without a render', async () => {
     const id = await createId({ chart: uniqueChart(), width: 100, height: 50 });
     await evict(id);
-    probe = probeRenders(s, { fail: true });
-    const first = await fetch(`${s.url}/v1/chart/${id}`);
+    const { result: first, crashed } = await crashDuringRender(s, () => fetch(`${s.url}/v1/chart/${id}`));
+    expect(crashed, 'pages the pool saw crash').to.be.at.least(1);
     expect(first.headers.get('retry-after')).to.equal('60');
     expect(await errorOf(first)).to.include({ status: 500, error: 'render_failed' });
-    probe.restore();
     probe = probeRenders(s);
     // remembered: backing off (1 min) before the next attempt; recovery after it is in
     // short-charts-containment.test.ts, which moves the clock
@@ -313,24 +314,23 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
   });
 
   it('creating counts one generation for the creator; serving and metrics count none', async () => {
-    const app = await countingApp(s);
-    try {
-      const res = await post(app.url, '/v1/chart/create', { chart: uniqueChart(), width: 100, height: 50 }, apiKey(acct.api_key));
-      expect(res.status).to.equal(201);
-      const id = idOf(((await res.json()) as { url: string }).url);
-      expect(app.generations).to.deep.equal([{ accountId: acct.account_id, keyId: acct.key_id }]);
-      for (let i = 0; i < 3; i++) expect((await fetch(`${app.url}/v1/chart/${id}`)).status).to.equal(200);
-      await evict(id);
-      expect((await fetch(`${app.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('miss');
-      expect((await fetch(`${app.url}/v1/metrics/${id}`, { headers: apiKey(acct.api_key) })).status).to.equal(200);
-      expect(app.generations).to.have.length(1);
-      // A failed create is not counted.
-      const bad = await post(app.url, '/v1/chart/create', { chart: BAR, width: 0, height: 50 }, apiKey(acct.api_key));
-      expect(bad.status).to.equal(400);
-      expect(app.generations).to.have.length(1);
-    } finally {
-      await app.close();
-    }
+    // counted as billing counts them: the store's usage counter of a fresh account
+    const mine = await s.account('starter');
+    expect(await generationsCounted(s, mine.account_id)).to.include({ used: 0, reserved: 0 });
+    const res = await post(s.url, '/v1/chart/create', { chart: uniqueChart(), width: 100, height: 50 }, apiKey(mine.api_key));
+    expect(res.status).to.equal(201);
+    const id = idOf(((await res.json()) as { url: string }).url);
+    expect(await generationsCounted(s, mine.account_id)).to.include({ used: 1, reserved: 0 });
+    expect(await chartKeyOf(s, id)).to.deep.equal({ accountId: mine.account_id, keyId: mine.key_id });
+    for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/v1/chart/${id}`)).status).to.equal(200);
+    await evict(id);
+    expect((await fetch(`${s.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('miss');
+    expect((await fetch(`${s.url}/v1/metrics/${id}`, { headers: apiKey(mine.api_key) })).status).to.equal(200);
+    expect(await generationsCounted(s, mine.account_id)).to.include({ used: 1, reserved: 0 });
+    // A failed create is not counted.
+    const bad = await post(s.url, '/v1/chart/create', { chart: BAR, width: 0, height: 50 }, apiKey(mine.api_key));
+    expect(bad.status).to.equal(400);
+    expect(await generationsCounted(s, mine.account_id)).to.include({ used: 1, reserved: 0 });
   });
 });
 
@@ -357,26 +357,33 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
 
   it('once the plan cache duration has passed, the next GET re-renders from the stored request without counting', async () => {
     const s = a!;
-    const app = await countingApp(s);
     try {
       const acct = await s.account('starter'); // 90 days
-      const res = await post(app.url, '/v1/chart/create', { chart: uniqueChart(), width: 200, height: 100 }, apiKey(acct.api_key));
+      const res = await post(s.url, '/v1/chart/create', { chart: uniqueChart(), width: 200, height: 100 }, apiKey(acct.api_key));
       expect(res.status).to.equal(201);
       const id = idOf(((await res.json()) as { url: string }).url);
-      expect(app.generations).to.have.length(1);
-      const first = await fetch(`${app.url}/v1/chart/${id}`);
+      // counted by the store: one generation in the period of the create
+      const created = await generationsCounted(s, acct.account_id);
+      expect(created).to.include({ used: 1, reserved: 0 });
+      /** Generations counted since the create, across the periods the clock has moved through. */
+      const countedSince = async () => {
+        const nowCount = await generationsCounted(s, acct.account_id);
+        const then = (await s.deps.store.usage.get(acct.account_id, created.periodStart)).used;
+        return nowCount.periodStart === created.periodStart ? then : then + nowCount.used;
+      };
+      const first = await fetch(`${s.url}/v1/chart/${id}`);
       const etag = first.headers.get('etag');
       probe = probeRenders(s);
 
       now = t0 + 89 * DAY_MS;
-      expect((await fetch(`${app.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('edge');
+      expect((await fetch(`${s.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('edge');
       s.deps.imageCache.clearMemory();
-      expect((await fetch(`${app.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('r2');
+      expect((await fetch(`${s.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('r2');
       expect(probe.count).to.equal(0);
 
       now = t0 + 91 * DAY_MS;
       // The last good image at once, re-rendered meanwhile in the background.
-      const expired = await fetch(`${app.url}/v1/chart/${id}`);
+      const expired = await fetch(`${s.url}/v1/chart/${id}`);
       expect(expired.status).to.equal(200);
       expect(expired.headers.get('x-cache-tier')).to.equal('stale');
       expect(expired.headers.get('cache-control')).to.equal('public, max-age=60');
@@ -385,21 +392,20 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
       const deadline = Date.now() + 30_000;
       while (fresh.headers.get('x-cache-tier') === 'stale' && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 25));
-        fresh = await fetch(`${app.url}/v1/chart/${id}`);
+        fresh = await fetch(`${s.url}/v1/chart/${id}`);
       }
       expect(fresh.headers.get('x-cache-tier')).to.equal('edge');
       expect(fresh.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
       expect(fresh.headers.get('etag')).to.equal(etag); // the same request draws the same image
       expect(probe.count).to.equal(1);
-      expect(app.generations).to.have.length(1);
+      expect(await countedSince()).to.equal(1); // the re-render counted nothing
       // Cached again, for another 90 days from the re-render.
       now = t0 + 91 * DAY_MS + 60 * DAY_MS;
       s.deps.imageCache.clearMemory();
-      expect((await fetch(`${app.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('r2');
+      expect((await fetch(`${s.url}/v1/chart/${id}`)).headers.get('x-cache-tier')).to.equal('r2');
       expect(probe.count).to.equal(1);
     } finally {
       now = t0;
-      await app.close();
     }
   });
 
