@@ -32,7 +32,8 @@ describe('the page pool', function () {
     let s: TestServer;
     let key: string;
     before(async () => {
-      s = await startTestServer({ poolSize: 1, renderTimeoutMs: 1500, pageMaxRenders: 1000 });
+      // a page replaced after a crash may take seconds on a loaded machine: requests wait for it
+      s = await startTestServer({ poolSize: 1, renderTimeoutMs: 1500, pageMaxRenders: 1000, acquireTimeoutMs: 60_000 });
       key = (await s.account('starter')).api_key;
     });
     after(async () => s?.stop());
@@ -140,7 +141,7 @@ describe('the page pool', function () {
   });
 
   it('pages recycle after their render budget, staggered, without failing requests', async () => {
-    const s = await startTestServer({ poolSize: 2, pageMaxRenders: 3 });
+    const s = await startTestServer({ poolSize: 2, pageMaxRenders: 3, acquireTimeoutMs: 60_000 });
     try {
       const key = (await s.account('starter')).api_key;
       for (let i = 0; i < 16; i++) {
