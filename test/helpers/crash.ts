@@ -4,6 +4,7 @@
 // No function of the server is replaced; what the server sees is what a crashed renderer gives.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Running } from '../../src/main.js';
+import { poolIdle } from './sinks.js';
 
 /** Renderer processes (not the browser's own UI renderers) whose command line names the profile. */
 export function rendererPids(profile: string): number[] {
@@ -37,9 +38,13 @@ export interface Frozen {
   kill(): void;
 }
 
-/** Freezes (SIGSTOP) every page's renderer process of the server's browser. Always `kill()` after. */
-export function freezeRenderers(s: Running): Frozen {
+/**
+ * Freezes (SIGSTOP) every page's renderer process of the server's browser, once every page is
+ * idle (a page still being reset would hang frozen and hold the pool). Always `kill()` after.
+ */
+export async function freezeRenderers(s: Running): Promise<Frozen> {
   const pool = s.deps.pool;
+  await poolIdle(() => pool.stats());
   const profile = pool.profiles.at(-1)!;
   const pids = rendererPids(profile);
   if (pids.length === 0) throw new Error(`no renderer process found for ${profile}`);
@@ -63,13 +68,16 @@ export function freezeRenderers(s: Running): Frozen {
  */
 export async function crashDuringRender<T>(s: Running, start: () => Promise<T>): Promise<{ result: T; crashed: number }> {
   const crashedBefore = s.deps.pool.stats().pagesCrashed ?? 0;
-  const frozen = freezeRenderers(s);
+  const frozen = await freezeRenderers(s);
   try {
     const pending = start();
     await frozen.lent(); // the marker: the render is in flight on a frozen page
     frozen.kill();
     const result = await pending;
-    return { result, crashed: (s.deps.pool.stats().pagesCrashed ?? 0) - crashedBefore };
+    const crashed = (s.deps.pool.stats().pagesCrashed ?? 0) - crashedBefore;
+    // the killed pages are replaced before the test goes on
+    await poolIdle(() => s.deps.pool.stats());
+    return { result, crashed };
   } finally {
     frozen.kill(); // never leave a frozen process behind
   }

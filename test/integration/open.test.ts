@@ -7,6 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { post, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng, pixel } from '../helpers/images.js';
 import { freezeRenderers } from '../helpers/crash.js';
+import { poolIdle } from '../helpers/sinks.js';
 import { apiKey, bytes, errorOf, type ApiError } from '../helpers/client.js';
 
 const BASE = 'https://charts.example.test';
@@ -345,7 +346,7 @@ describe('GET /v1/open/chart', function () {
       // request waits for a page until ACQUIRE_TIMEOUT_MS (or is refused early), then the frozen
       // renderer is killed under the first.
       const crashedBefore = s.deps.pool.stats().pagesCrashed ?? 0;
-      const frozen = freezeRenderers(s);
+      const frozen = await freezeRenderers(s);
       try {
         const crashing = get(openPath({ type: 'bar', data: '9,9,1' }));
         await frozen.lent();
@@ -358,6 +359,7 @@ describe('GET /v1/open/chart', function () {
       } finally {
         frozen.kill();
       }
+      await poolIdle(() => s.deps.pool.stats()); // the killed page is replaced
       // a failed render is not cached: the same URL renders now
       const again = await get(openPath({ type: 'bar', data: '9,9,1' }));
       expect(again.status).to.equal(200);
