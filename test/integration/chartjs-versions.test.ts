@@ -49,7 +49,8 @@ describe('Chart.js 2 and 3 beside 4', function () {
   const render = (r: RenderRequest) => s.deps.renderer.render(r).then((x) => x.body);
   before(async () => {
     mkdirSync(OUT, { recursive: true });
-    s = await startTestServer({ poolSize: 2, renderTimeoutMs: 2000 });
+    // a version switch (a page reloaded with another Chart.js) takes seconds on a loaded machine: requests wait for it
+    s = await startTestServer({ poolSize: 2, renderTimeoutMs: 2000, acquireTimeoutMs: 60_000 });
   });
   after(async () => s?.stop());
 
