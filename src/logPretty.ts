@@ -23,6 +23,15 @@ export function prettyStream(out: NodeJS.WritableStream): Writable {
   });
 }
 
+/** key=value; a nested object as one key.sub=value each, so a readable line holds no JSON object. */
+function field(key: string, v: unknown): string[] {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const entries = Object.entries(v as Record<string, unknown>);
+    if (entries.length) return entries.flatMap(([k, x]) => field(`${key}.${k}`, x));
+  }
+  return [`${key}=${typeof v === 'string' ? v : JSON.stringify(v)}`];
+}
+
 /** One JSON log line as text ending in a newline; a line that is not JSON passes unchanged. */
 export function prettyLine(json: string): string {
   let o: Record<string, unknown>;
@@ -39,7 +48,7 @@ export function prettyLine(json: string): string {
   }
   const rest = Object.entries(o)
     .filter(([k]) => !FRAME.has(k) && k !== 'err')
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    .flatMap(([k, v]) => field(k, v));
   let line = `${time} ${level.padEnd(5)} ${String(o.msg ?? '')}${rest.length ? '  ' + rest.join(' ') : ''}\n`;
   const err = o.err as { stack?: unknown; message?: unknown } | undefined;
   if (err && typeof err === 'object') line += `  ${String(err.stack ?? err.message)}\n`.replace(/\n(?!$)/g, '\n  ');

@@ -47,7 +47,8 @@ describe('the chartshot CLI', function () {
     expect(Date.parse(s.expires_at) - Date.now()).to.be.within(29 * 86400e3, 31 * 86400e3);
   });
 
-  it('bad input: one clear line on stderr and a non-zero exit', () => {
+  it('bad input: one clear line on stderr and a non-zero exit', function () {
+    this.timeout(300_000); // eight CLI processes one after another: a bound for a loaded machine
     for (const args of [['accounts', 'create', '--plan', 'gold'], ['accounts', 'create'], ['keys', 'create', '--account', 'acct_nope'], ['frobnicate'], ['keys', 'revoke', 'key_nope'], ['keys', 'list', '--account', 'acct_nope'], ['render', '/nonexistent.json', '-o', '/tmp/x.png'], ['accounts', 'create', '--plan', 'starter', '--bogus']]) {
       const r = run(...args);
       expect(r.code, args.join(' ')).not.to.equal(0);

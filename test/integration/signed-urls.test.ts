@@ -225,7 +225,8 @@ describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
       expect(await fetchPng(stdout.trim())).to.deep.equal({ width: 320, height: 160 });
     });
 
-    it('chartshot sign with bad input: a one-line error and a non-zero exit', async () => {
+    it('chartshot sign with bad input: a one-line error and a non-zero exit', async function () {
+      this.timeout(300_000); // eight CLI processes at once: a bound for a loaded machine
       const file = join(dir, 'chart.json');
       writeFileSync(file, JSON.stringify(BAR));
       const cases = [
