@@ -43,6 +43,10 @@ export const REQUEST_EXAMPLES: Readonly<Record<string, RequestExample>> = {
   'GET /qr': { query: { text: 'https://example.com' } },
   'POST /signup/anon': { body: {} },
   'GET /usage/analytics': { query: { days: 30 } },
+  // one JSON-RPC message per POST: a tool call that draws the bar chart
+  'POST /mcp': {
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'render_chart', arguments: { chart: BAR, width: 600, height: 300, format: 'png' } } },
+  },
 };
 
 /** A detail each code really comes with (the service's own wording). */
