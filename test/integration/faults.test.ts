@@ -101,16 +101,16 @@ describe('browser faults', function () {
       expect(processesWith(s.deps.pool.profiles[0]!).length, 'Chromium processes of the first browser').to.be.greaterThan(0);
 
       const started = Date.now();
-      const LOAD_MS = 4500;
-      const KILL_AT_MS = 1000;
+      // The kill comes when the load is under way (a marker, not a fixed time): every client has
+      // had an answer and both pages are leased. Afterwards each client goes on until it has had
+      // two successes sent after the kill (bounded at 60 s, which only a broken pool reaches):
+      // whether the load heals must not depend on how long this machine takes to relaunch.
       const outcomes: Outcome[] = [];
       let n = 0;
-      // Each client goes on past LOAD_MS until it has had a success after the kill (bounded):
-      // whether its last request succeeded must not depend on how long this machine took to heal.
-      const healedClient = new Set<number>();
+      const healedClient = new Map<number, number>();
       let killedAt = Number.POSITIVE_INFINITY;
       const client = async (c: number) => {
-        while (Date.now() - started < LOAD_MS || (!healedClient.has(c) && Date.now() - started < 30_000)) {
+        while (Date.now() - started < 60_000 && !((healedClient.get(c) ?? 0) >= 2)) {
           const i = n++;
           // every request differs, so none joins another's render
           const chart = { ...BAR, data: { ...BAR.data, datasets: [{ label: 'Revenue', data: [12, 19, 3, i] }] } };
@@ -120,7 +120,7 @@ describe('browser faults', function () {
             const body = await bytes(res);
             let error: string | undefined;
             if (res.status !== 200) error = (JSON.parse(body.toString('utf8')) as { error?: string }).error;
-            if (res.status === 200 && sentAt > killedAt) healedClient.add(c);
+            if (res.status === 200 && sentAt > killedAt) healedClient.set(c, (healedClient.get(c) ?? 0) + 1);
             outcomes.push({
               client: c, sentAt, doneAt: Date.now(), status: res.status, contentType: res.headers.get('content-type'),
               error, retryAfter: res.headers.get('retry-after'), png: body.subarray(0, 8).equals(PNG),
@@ -131,7 +131,8 @@ describe('browser faults', function () {
         }
       };
       const clients = Array.from({ length: 8 }, (_, c) => client(c));
-      await sleep(KILL_AT_MS);
+      const underWay = () => new Set(outcomes.map((o) => o.client)).size === 8 && s.deps.pool.stats().borrowed === 2;
+      expect(await waitFor(underWay, 60_000), 'the load under way before the kill').to.equal(true);
       killedAt = Date.now();
       process.kill(firstPid, 'SIGKILL');
       await Promise.all(clients);
@@ -156,10 +157,10 @@ describe('browser faults', function () {
         // bounded by the deadlines, not by this machine's speed: the wait for a page, then the render
         expect(o.doneAt - o.sentAt, what).to.be.at.most(ACQUIRE_TIMEOUT_MS + RENDER_TIMEOUT_MS + 1000);
       }
-      // renders succeed again within 5 s of the kill
-      const healed = outcomes.filter((o) => o.status === 200 && o.sentAt > killedAt).sort((a, b) => a.doneAt - b.doneAt)[0];
-      expect(healed, `a 200 for a request sent after the kill; ${summary}`).to.not.equal(undefined);
-      expect(healed!.doneAt - killedAt, 'first success after the kill').to.be.lessThan(5000);
+      // the kill hit requests in flight (some answered 500/503 or waited for the new browser), and
+      // renders succeed again afterwards for every client
+      expect(outcomes.filter((o) => o.sentAt < killedAt && o.doneAt > killedAt).length, `requests in flight at the kill; ${summary}`).to.be.greaterThan(0);
+      for (let c = 0; c < 8; c++) expect(healedClient.get(c) ?? 0, `successes of client ${c} sent after the kill; ${summary}`).to.be.at.least(2);
       // the tail of the load is healthy again: the last requests of every client succeeded
       for (let c = 0; c < 8; c++) {
         const last = outcomes.filter((o) => o.client === c).at(-1)!;
