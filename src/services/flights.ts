@@ -11,6 +11,14 @@ interface Flight<T> {
 export class Flights<T> {
   private readonly map = new Map<string, Flight<T>>();
 
+  /** Callers waiting for work in flight, over every key (what an operator or a test can watch
+   *  to see identical requests join one render). */
+  callers(): number {
+    let n = 0;
+    for (const f of this.map.values()) n += f.waiting;
+    return n;
+  }
+
   /** True while work for `key` runs (a new caller would join it). */
   has(key: string): boolean {
     return this.map.has(key);

@@ -72,6 +72,12 @@ export class OpenChartService {
   /** Renders of this service in flight, by cache key: later identical requests wait for them for free. */
   private readonly pending = new Flights<StoredImage>();
   private lastPurge = 0;
+
+  /** Callers waiting for this service's renders in flight (the first of each included). */
+  callersInFlight(): number {
+    return this.pending.callers();
+  }
+
   /**
    * Request targets (path and query exactly as received) that passed every check and were
    * answered with an image, by the cache key of that image. Every check of this endpoint is a

@@ -93,6 +93,11 @@ export class RenderService {
    * the admission queue. `caller` picks the render's deadline and in-page budgets
    * (render/budgets.ts); renders of different classes never share a flight.
    */
+  /** Callers waiting for renders in flight (the first of each included). */
+  callersInFlight(): number {
+    return this.inFlight.callers();
+  }
+
   async render(req: RenderRequest, owner?: string, digest = renderDigest(req), signal?: AbortSignal, caller: CallerClass = 'paid'): Promise<RenderedImage> {
     const flight = caller === 'paid' ? digest : `${caller}:${digest}`;
     const { value, joined } = await this.inFlight.join(flight, (abort) => this.renderNow(req, owner, abort, caller), signal);

@@ -104,6 +104,8 @@ interface Attempt {
   /** Settles once admitted (the render started) or refused (rejects with the answer). */
   admitted: Promise<void>;
   done: Promise<ServedChart>;
+  /** GETs that took this attempt (the first included). */
+  callers: number;
 }
 
 /** A refusal remembered in memory until `until` (the store keeps the authoritative backoff). */
@@ -208,6 +210,7 @@ export class ShortChartService {
     }
     if (!hit && !(await this.d.store.charts.exists(id))) throw noSuchChart();
     const attempt = this.rerenders.get(id) ?? this.start(id, hit !== null);
+    attempt.callers++;
     if (hit) {
       try {
         await attempt.admitted;
@@ -281,6 +284,13 @@ export class ShortChartService {
     return toChartMetrics(await this.d.metrics.read(id), rec.createdAt);
   }
 
+  /** GETs waiting for re-renders in flight (the first of each included). */
+  callersInFlight(): number {
+    let n = 0;
+    for (const a of this.rerenders.values()) n += a.callers;
+    return n;
+  }
+
   /** Settles when every background re-render has (tests; shutdown). */
   async idle(): Promise<void> {
     while (this.rerenders.size > 0) await Promise.allSettled([...this.rerenders.values()].map((a) => a.done));
@@ -296,7 +306,7 @@ export class ShortChartService {
   private start(id: string, background: boolean): Attempt {
     const job = this.admit(id);
     const done = job.then((j) => this.run(id, j, background));
-    const attempt: Attempt = { admitted: job.then(ignore), done };
+    const attempt: Attempt = { admitted: job.then(ignore), done, callers: 0 };
     this.rerenders.set(id, attempt);
     // Whoever waits handles the outcome; a background attempt has nobody waiting.
     attempt.admitted.catch(ignore);

@@ -36,6 +36,8 @@ export interface Frozen {
   lent(n?: number): Promise<void>;
   /** SIGKILLs the frozen renderers: each render in flight on them fails as a crash. */
   kill(): void;
+  /** SIGCONTs them: the renders in flight go on as if nothing happened. */
+  thaw(): void;
 }
 
 /**
@@ -59,7 +61,34 @@ export async function freezeRenderers(s: Running): Promise<Frozen> {
       }
     },
     kill: () => signal(pids, 'SIGKILL'),
+    thaw: () => signal(pids, 'SIGCONT'),
   };
+}
+
+/**
+ * A real busy pool: every page's renderer is frozen while `send` fires its requests, until
+ * `callers()` (the service's count of callers waiting for renders in flight) reaches `n`: the
+ * marker that the identical requests all joined the render before it could finish, however slow
+ * this machine is. Then the renderers go on and the answers are returned.
+ */
+export async function whileRendersHeld<T>(s: Running, send: () => Promise<T>, callers: () => number, n: number): Promise<T> {
+  const frozen = await freezeRenderers(s);
+  let pending: Promise<T> | undefined;
+  try {
+    pending = send();
+    pending.catch(() => {}); // awaited below; a failure while waiting must not go unhandled
+    const deadline = Date.now() + 30_000; // a bound for a loaded machine, not a speed claim
+    while (callers() < n) {
+      if (Date.now() > deadline) throw new Error(`only ${callers()} of ${n} callers joined renders in flight within 30 s`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  } catch (err) {
+    frozen.kill();
+    await poolIdle(() => s.deps.pool.stats());
+    throw err;
+  }
+  frozen.thaw();
+  return pending;
 }
 
 /**

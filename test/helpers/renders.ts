@@ -1,6 +1,5 @@
 // Test probes on a running server: count the renders that reach the page pool, count the
 // generations the store counted.
-import type { PagePool } from '../../src/render/pool.js';
 import type { Running } from '../../src/main.js';
 
 export interface RenderProbe {
@@ -11,26 +10,16 @@ export interface RenderProbe {
 
 /**
  * Counts the renders that reach the page pool, from the pool's own counter (nothing replaced).
- * `delayMs` holds each render that long first, so that concurrent requests surely overlap: the
- * one place left where a test wraps deps.pool.render (see issue 31: a real busy pool is to come).
+ * To make identical requests overlap, hold them in a real busy pool: crash.ts whileRendersHeld.
  */
-export function probeRenders(s: Running, opts: { delayMs?: number } = {}): RenderProbe {
-  const pool = s.deps.pool as PagePool & { render: PagePool['render'] };
+export function probeRenders(s: Running): RenderProbe {
+  const pool = s.deps.pool;
   const start = pool.stats().renders ?? 0;
-  if (opts.delayMs) {
-    const original = pool.render;
-    pool.render = async (req, ...rest) => {
-      await new Promise((r) => setTimeout(r, opts.delayMs));
-      return original.call(pool, req, ...rest);
-    };
-  }
   return {
     get count() {
       return (pool.stats().renders ?? 0) - start;
     },
-    restore() {
-      delete (pool as { render?: unknown }).render;
-    },
+    restore() {},
   };
 }
 

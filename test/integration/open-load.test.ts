@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Clock } from '../../src/clock.js';
-import type { PagePool } from '../../src/render/pool.js';
+import { probeRenders } from '../helpers/renders.js';
+import { whileRendersHeld } from '../helpers/crash.js';
 
 const LIMIT = 5;
 const HOUR_MS = 3_600_000;
@@ -53,7 +54,9 @@ describe('open endpoint: per-IP limit under load', function () {
   describe('TRUST_PROXY=true (client IP from X-Forwarded-For)', () => {
     let s: TestServer;
     const clock = new ManualClock(Date.UTC(2030, 0, 1, 12, 0, 0));
-    before(async () => (s = await startTestServer({ poolSize: 1, trustProxy: true, openRendersPerHour: LIMIT }, { clock })));
+    // the anonymous deadline as long as a keyed one: one test holds a render in a frozen page
+    // for as long as this machine needs to send four requests
+    before(async () => (s = await startTestServer({ poolSize: 1, trustProxy: true, openRendersPerHour: LIMIT, anonymousRenderTimeoutMs: 10000 }, { clock })));
     after(() => s?.stop());
 
     it('one IP over its limit gets 429 rate_limited with Retry-After while another IP is still served', async () => {
@@ -112,24 +115,12 @@ describe('open endpoint: per-IP limit under load', function () {
     it('identical requests in flight together cost one render of the window', async () => {
       const C = '192.0.2.10';
       const same = Array.from({ length: 4 }, () => ({ path: chart(7000, 200), ip: C }));
-      // hold the render a moment so that the four surely overlap
-      const pool = s.deps.pool as PagePool & { render: PagePool['render'] };
-      const original = pool.render;
-      let renders = 0;
-      pool.render = async (req) => {
-        renders++;
-        await new Promise((r) => setTimeout(r, 300));
-        return original.call(pool, req);
-      };
-      let res: Outcome[];
-      try {
-        res = await runAll(s.url, same, 4);
-      } finally {
-        pool.render = original;
-      }
+      // held in a real busy pool (frozen renderers) until all four joined the one render
+      const probe = probeRenders(s);
+      const res = await whileRendersHeld(s, () => runAll(s.url, same, 4), () => s.deps.open.callersInFlight(), 4);
       expect(res.map((r) => r.status)).to.deep.equal([200, 200, 200, 200]);
       expect(res.map((r) => r.tier), 'all joined the one render').to.deep.equal(['miss', 'miss', 'miss', 'miss']);
-      expect(renders).to.equal(1);
+      expect(probe.count).to.equal(1);
       // 4 more distinct renders fit in C's window of 5, the next does not
       const more = await runAll(s.url, [7001, 7002, 7003, 7004, 7005].map((n) => ({ path: chart(n), ip: C })), 1);
       expect(more.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 429]);

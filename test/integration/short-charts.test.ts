@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { BAR, type Credentials, post, sharedAccount, startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng, diffRatio, isPng } from '../helpers/images.js';
 import { chartKeyOf, generationsCounted, probeRenders, type RenderProbe } from '../helpers/renders.js';
-import { crashDuringRender } from '../helpers/crash.js';
+import { crashDuringRender, whileRendersHeld } from '../helpers/crash.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { apiKey, bytes, errorOf } from '../helpers/client.js';
 
@@ -212,11 +212,13 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
 
   describe('coalescing: identical renders in flight at once run once', () => {
     const N = 6;
+    // the requests are held in a real busy pool (frozen renderers) until all N joined
+    const inFlight = () => s.deps.renderer.callersInFlight();
 
     it(`${N} concurrent identical creates -> one render, ${N} charts`, async () => {
-      probe = probeRenders(s, { delayMs: 400 });
+      probe = probeRenders(s);
       const body = { chart: uniqueChart(), width: 150, height: 75 };
-      const res = await Promise.all(Array.from({ length: N }, () => create(body)));
+      const res = await whileRendersHeld(s, () => Promise.all(Array.from({ length: N }, () => create(body))), inFlight, N);
       expect(res.map((r) => r.status)).to.deep.equal(Array(N).fill(201));
       const ids = await Promise.all(res.map(async (r) => idOf(((await r.json()) as { url: string }).url)));
       expect(new Set(ids).size).to.equal(N);
@@ -228,9 +230,9 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     });
 
     it(`${N} concurrent identical POST /v1/chart -> one render`, async () => {
-      probe = probeRenders(s, { delayMs: 400 });
+      probe = probeRenders(s);
       const body = { chart: uniqueChart(), width: 150, height: 75 };
-      const res = await Promise.all(Array.from({ length: N }, () => post(s.url, '/v1/chart', body, apiKey(acct.api_key))));
+      const res = await whileRendersHeld(s, () => Promise.all(Array.from({ length: N }, () => post(s.url, '/v1/chart', body, apiKey(acct.api_key)))), inFlight, N);
       expect(res.map((r) => r.status)).to.deep.equal(Array(N).fill(200));
       expect(probe.count).to.equal(1);
     });
@@ -238,8 +240,8 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     it(`${N} concurrent GETs of an expired chart -> one re-render shared by all`, async () => {
       const id = await createId({ chart: uniqueChart(), width: 150, height: 75 });
       await evict(id);
-      probe = probeRenders(s, { delayMs: 400 });
-      const res = await Promise.all(Array.from({ length: N }, () => fetch(`${s.url}/v1/chart/${id}`)));
+      probe = probeRenders(s);
+      const res = await whileRendersHeld(s, () => Promise.all(Array.from({ length: N }, () => fetch(`${s.url}/v1/chart/${id}`))), () => s.deps.shortCharts.callersInFlight(), N);
       expect(res.map((r) => r.status)).to.deep.equal(Array(N).fill(200));
       expect(res.map((r) => r.headers.get('x-cache-tier'))).to.deep.equal(Array(N).fill('miss'));
       expect(probe.count).to.equal(1);
@@ -268,12 +270,12 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     });
 
     it('hitCount counts serves (304 included), lastAccessed follows them, avgRenderTime is the mean in ms', async () => {
-      probe = probeRenders(s, { delayMs: 600 });
+      // a render that spends at least 600 ms in the page (its title callback waits that long)
+      const slow = uniqueChart();
+      const slowChart = { ...slow, options: { plugins: { title: { display: true, text: 'function(){ var t = Date.now(); while (Date.now() - t < 600) {} return "slow"; }' } } } };
       let t = performance.now();
-      const id = await createId({ chart: uniqueChart(), width: 120, height: 60 });
+      const id = await createId({ chart: slowChart, width: 120, height: 60 });
       const createMs = performance.now() - t;
-      probe.restore();
-      probe = null;
       const created = await metricsOf(s.url, id, acct.api_key);
       expect(Object.keys(created).sort()).to.deep.equal(['avgRenderTime', 'errorCount', 'hitCount', 'lastAccessed']);
       expect(created).to.include({ hitCount: 0, errorCount: 0 });

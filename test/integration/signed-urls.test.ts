@@ -12,6 +12,7 @@ import { FakeClock } from '../helpers/clock.js';
 import { decodePng, isPng } from '../helpers/images.js';
 import { generationsCounted, probeRenders } from '../helpers/renders.js';
 import { bytes, errorOf } from '../helpers/client.js';
+import { whileRendersHeld } from '../helpers/crash.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -185,9 +186,10 @@ describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
   });
 
   it('identical signed renders in flight at once run once', async () => {
-    const probe = probeRenders(s, { delayMs: 400 });
+    const probe = probeRenders(s);
     try {
-      const res = await Promise.all(Array.from({ length: 4 }, () => get(good)));
+      // held in a real busy pool (frozen renderers) until all four joined the render
+      const res = await whileRendersHeld(s, () => Promise.all(Array.from({ length: 4 }, () => get(good))), () => s.deps.renderer.callersInFlight(), 4);
       expect(res.map((r) => r.status)).to.deep.equal([200, 200, 200, 200]);
       expect(probe.count).to.equal(1);
     } finally {
