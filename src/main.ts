@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './log.js';
 import { describeStore, masterKeyOf, openStore } from './store/open.js';
 import { startTracing } from './tracing.js';
 import { openRedis } from './store/redis/index.js';
+import type { SharedFlights } from './store/redis/flights.js';
 import { PagePool } from './render/pool.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
 import { AccountService } from './services/accounts.js';
@@ -86,6 +87,8 @@ export interface Services {
   keyUse: KeyUse;
   /** Request body bytes being received at once (MAX_BODY_BYTES_IN_FLIGHT), and how many were read. */
   bodyBudget: BodyBudget;
+  /** Renders shared across instances through Redis (absent without REDIS_URL). */
+  sharedFlights?: SharedFlights;
 }
 
 export interface Running {
@@ -191,7 +194,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       : null;
     const deps: Services = {
       config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
-      quickchart, configParser, qr, errorImages, fingerprint,
+      quickchart, configParser, qr, errorImages, fingerprint, ...(redis ? { sharedFlights: redis.flights } : {}),
       dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
     };
     const app = createApp(deps);

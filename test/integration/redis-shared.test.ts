@@ -7,9 +7,10 @@ import type { RedisLink } from '../../src/store/redis/client.js';
 import { ImageCache } from '../../src/services/imageCache.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import type { StoredImage } from '../../src/store/types.js';
-import type { RenderService } from '../../src/services/render.js';
 import { FakeClock } from '../helpers/clock.js';
-import { OwnRedis, testLink } from '../helpers/redis.js';
+import { OwnRedis, testLink, until } from '../helpers/redis.js';
+import { probeRenders } from '../helpers/renders.js';
+import { freezeRenderers } from '../helpers/crash.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const T0 = Date.UTC(2026, 3, 1, 10, 0, 0);
@@ -200,7 +201,9 @@ describe('two servers on one Redis', function () {
   const servers: TestServer[] = [];
   before(async () => {
     own = await OwnRedis.create();
-    for (let i = 0; i < 2; i++) servers.push(await startTestServer({ redisUrl: own.url, openRendersPerHour: 100 }));
+    // the anonymous deadline as long as a keyed one: a render is held in a frozen page for as long
+    // as this machine needs to start the other server's request
+    for (let i = 0; i < 2; i++) servers.push(await startTestServer({ redisUrl: own.url, openRendersPerHour: 100, anonymousRenderTimeoutMs: 10000 }));
   });
   after(async () => {
     await Promise.all(servers.map((s) => s.stop()));
@@ -209,42 +212,29 @@ describe('two servers on one Redis', function () {
 
   it('render an uncached open chart once: the other waits for it and serves the same image', async () => {
     const [s1, s2] = servers as [TestServer, TestServer];
-    const calls = [0, 0];
-    const [inRender, entered] = deferred();
-    const [gate, release] = deferred();
-    const patch = (s: TestServer, i: number, hold: boolean) => {
-      const r = s.deps.renderer as RenderService;
-      const orig = r.render.bind(r);
-      r.render = async (...args: Parameters<RenderService['render']>) => {
-        calls[i]!++;
-        if (hold) {
-          entered();
-          await gate;
-        }
-        return orig(...args);
-      };
-    };
-    patch(s1, 0, true);
-    patch(s2, 1, false);
-    // the second server polls the cache while the first one renders: then let the first finish
-    const probe = s2.deps.imageCache.probe.bind(s2.deps.imageCache);
-    s2.deps.imageCache.probe = (key: string) => {
-      release();
-      return probe(key);
-    };
+    const renders = [probeRenders(s1), probeRenders(s2)];
+    // the first server's render held in its frozen page until the second polls for it
+    const frozen = await freezeRenderers(s1);
     const path = `/v1/open/chart?c=${encodeURIComponent(JSON.stringify({ type: 'bar', data: { labels: ['a', 'b'], datasets: [{ data: [3, 4] }] } }))}&w=220&h=120`;
-    const one = fetch(s1.url + path);
-    await inRender;
-    const two = fetch(s2.url + path);
+    let one: Promise<Response>;
+    let two: Promise<Response>;
+    try {
+      one = fetch(s1.url + path);
+      await frozen.lent();
+      two = fetch(s2.url + path);
+      await until(() => s2.deps.sharedFlights!.waiting() > 0); // the second server polls for the first one's render
+    } finally {
+      frozen.thaw();
+    }
     const [r1, r2] = await Promise.all([one, two]);
     expect([r1.status, r2.status]).to.deep.equal([200, 200]);
-    expect(calls).to.deep.equal([1, 0]);
+    expect(renders.map((p) => p.count)).to.deep.equal([1, 0]);
     expect(r1.headers.get('etag')).to.equal(r2.headers.get('etag'));
     expect(Buffer.from(await r2.arrayBuffer()).equals(Buffer.from(await r1.arrayBuffer()))).to.equal(true);
     // a third server-side lookup of the same chart, on the second server: its memory now
     const r3 = await fetch(s2.url + path);
     expect(r3.headers.get('x-cache-tier')).to.equal('edge');
-    expect(calls).to.deep.equal([1, 0]);
+    expect(renders.map((p) => p.count)).to.deep.equal([1, 0]);
   });
 });
 
@@ -276,36 +266,24 @@ describe('two servers on one database and one Redis', function () {
     const { url } = (await created.json()) as { url: string };
     const path = new URL(url).pathname;
     clock.advance(400 * 86_400_000); // past any plan's cache duration
-    const calls = [0, 0];
-    const [inRender, entered] = deferred();
-    const [gate, release] = deferred();
-    for (const [i, s] of [s1, s2].entries()) {
-      const r = s.deps.renderer as RenderService;
-      const orig = r.render.bind(r);
-      r.render = async (...args: Parameters<RenderService['render']>) => {
-        calls[i]!++;
-        if (i === 0) {
-          entered();
-          await gate;
-        }
-        return orig(...args);
-      };
+    const renders = [probeRenders(s1), probeRenders(s2)];
+    // the first server's background re-render held in its frozen page until the second polls for it
+    const frozen = await freezeRenderers(s1);
+    try {
+      const stale1 = await fetch(s1.url + path);
+      expect(stale1.headers.get('x-cache-tier')).to.equal('stale');
+      await frozen.lent();
+      const stale2 = await fetch(s2.url + path);
+      expect(stale2.headers.get('x-cache-tier')).to.equal('stale');
+      await until(() => s2.deps.sharedFlights!.waiting() > 0); // the second server polls for the first one's re-render
+    } finally {
+      frozen.thaw();
     }
-    const probe = s2.deps.imageCache.probe.bind(s2.deps.imageCache);
-    s2.deps.imageCache.probe = (key: string) => {
-      release();
-      return probe(key);
-    };
-    const stale1 = await fetch(s1.url + path);
-    expect(stale1.headers.get('x-cache-tier')).to.equal('stale');
-    await inRender;
-    const stale2 = await fetch(s2.url + path);
-    expect(stale2.headers.get('x-cache-tier')).to.equal('stale');
     await Promise.all([s1.deps.shortCharts.idle(), s2.deps.shortCharts.idle()]);
-    expect(calls).to.deep.equal([1, 0]);
+    expect(renders.map((p) => p.count)).to.deep.equal([1, 0]);
     const fresh = await fetch(s2.url + path);
     expect(fresh.status).to.equal(200);
     expect(fresh.headers.get('x-cache-tier')).to.equal('edge');
-    expect(calls).to.deep.equal([1, 0]);
+    expect(renders.map((p) => p.count)).to.deep.equal([1, 0]);
   });
 });

@@ -11,6 +11,8 @@ export interface SharedFlights {
    * when the other instance gave up (its lease ended without an image) or Redis is away.
    */
   run<T>(key: string, render: () => Promise<T>, cached: () => Promise<T | null>, signal?: AbortSignal): Promise<T>;
+  /** Callers of this instance polling for another instance's render now. */
+  waiting(): number;
 }
 
 export interface SharedFlightOptions {
@@ -25,7 +27,9 @@ export function redisFlights(link: RedisLink, opts: SharedFlightOptions): Shared
   const r = link.redis;
   const first = opts.firstPollMs ?? 20;
   const most = opts.maxPollMs ?? 250;
+  let polling = 0;
   return {
+    waiting: () => polling,
     async run(key, render, cached, signal) {
       const lock = `flight:${key}`;
       const token = randomBytes(12).toString('base64url');
@@ -50,7 +54,12 @@ export function redisFlights(link: RedisLink, opts: SharedFlightOptions): Shared
             await r.unlock(lock, token).catch((err: unknown) => link.failed(err, 'render leases'));
           }
         }
-        await sleep(delay, undefined, { signal });
+        polling++;
+        try {
+          await sleep(delay, undefined, { signal });
+        } finally {
+          polling--;
+        }
         delay = Math.min(most, delay * 2);
         const found = await cached();
         if (found !== null) return found;
