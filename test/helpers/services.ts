@@ -88,6 +88,13 @@ let pgServer: Promise<{ adminUrl: string; child: Child | null }> | null = null;
 async function startPostgresServer(): Promise<{ adminUrl: string; child: Child | null }> {
   if (process.env.TEST_DATABASE_URL) return { adminUrl: process.env.TEST_DATABASE_URL, child: null };
   const dir = mkdtempSync(join(tmpdir(), 'chartshot-pg-'));
+  initPostgres(dir);
+  const port = await freePort();
+  return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, child: await launchPostgres(dir, port) };
+}
+
+/** initdb into dir/data, owned by the postgres user when root. */
+function initPostgres(dir: string): void {
   const data = join(dir, 'data');
   if (process.getuid?.() === 0) {
     // the postgres user must own its folder; the temporary parent must let it in
@@ -98,10 +105,13 @@ async function startPostgresServer(): Promise<{ adminUrl: string; child: Child |
   }
   const [cmd, args] = asPostgres([pgBin('initdb'), '-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
   execFileSync(cmd, args, { stdio: 'pipe' });
-  const port = await freePort();
+}
+
+/** Starts postgres on dir/data and the port; resolves once it answers a query. */
+async function launchPostgres(dir: string, port: number): Promise<Child> {
   // Durability off: a test server's data is thrown away anyway, and fsyncs would dominate.
   const [pcmd, pargs] = asPostgres([
-    pgBin('postgres'), '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
+    pgBin('postgres'), '-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
     '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
   ]);
   const proc = spawn(pcmd, pargs, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
@@ -117,7 +127,52 @@ async function startPostgresServer(): Promise<{ adminUrl: string; child: Child |
       await c.end().catch(() => {});
     }
   });
-  return { adminUrl, child };
+  return child;
+}
+
+/**
+ * A PostgreSQL server of one test's own (never the run's shared one, never TEST_DATABASE_URL's):
+ * the test may stop it under a running chartshot and start it again on the same data and port.
+ */
+export class OwnPostgres {
+  private constructor(
+    private readonly dir: string,
+    private readonly port: number,
+    private child: Child | null,
+  ) {}
+
+  /** postgres://... of its default database. */
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  static async create(): Promise<OwnPostgres> {
+    const dir = mkdtempSync(join(tmpdir(), 'chartshot-ownpg-'));
+    initPostgres(dir);
+    const own = new OwnPostgres(dir, await freePort(), null);
+    await own.start();
+    return own;
+  }
+
+  /** Starts it (again) on its data folder and port; resolves once it answers queries. */
+  async start(): Promise<void> {
+    this.child = await launchPostgres(this.dir, this.port);
+  }
+
+  /** A fast shutdown (SIGINT: connections are cut, as when the server goes away); the data stays. */
+  async stop(): Promise<void> {
+    const c = this.child;
+    this.child = null;
+    if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+    const exited = new Promise<void>((r) => c.proc.once('exit', () => r()));
+    c.proc.kill('SIGINT');
+    await exited;
+  }
+
+  async remove(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
 }
 
 export interface TestDatabase {
