@@ -42,7 +42,9 @@ describe('page-time budget per trial key and anonymous address (issue 25)', func
     const trial = await s.account('trial');
     const loop = { ...BAR, options: { scales: { y: { ticks: { callback: 'function (v) { while (true) {} }' } } } } };
     const timedOut = await post(s.url, '/v1/chart', { chart: loop, width: 120, height: 80 }, apiKey(trial.api_key));
-    expect(timedOut.status).to.be.oneOf([400, 500]);
+    // a keyed render past its deadline: 500 render_failed (decision 17; over a budget would be 400)
+    expect(timedOut.status).to.equal(500);
+    expect(((await timedOut.json()) as { error: string }).error).to.equal('render_failed');
     const next = await post(s.url, '/v1/chart', { chart: BAR, width: 120, height: 80 }, apiKey(trial.api_key));
     expect(next.status).to.equal(429);
     const body = (await next.json()) as { error: string; detail: string };
