@@ -6,7 +6,7 @@ import type { AccountService, AuthContext } from './services/accounts.js';
 import type { KeyUse } from './services/dashboard/keyUse.js';
 import type { UsageService } from './services/usage.js';
 import type { Clock } from './clock.js';
-import { errorMapper } from './http/errors.js';
+import { errorMapper, jsonError } from './http/errors.js';
 import { requestId } from './http/requestId.js';
 import { accessLog } from './http/accessLog.js';
 import { requestMetrics, type RequestObserver } from './http/requestMetrics.js';
@@ -20,9 +20,10 @@ import { queryParser } from './http/query.js';
 import { apiKeyAuth, sessionAuth } from './http/auth.js';
 import { rateLimit } from './http/rateLimit.js';
 import { metricsTokenAuth } from './http/metricsAuth.js';
-import { buildRouter } from './http/router.js';
+import { buildRouter, errorFormatOf } from './http/router.js';
 import { provideRenderer } from './http/imageHeaders.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
+import type { ErrorImageService } from './services/errorImages.js';
 import type { RouteEntry } from './http/route.js';
 import { chartRoutes, type ChartRouteDeps } from './http/routes/chart.js';
 import { openRoutes, type OpenRouteDeps } from './http/routes/open.js';
@@ -33,9 +34,12 @@ import { automationRoutes, type AutomationRouteDeps } from './http/routes/automa
 import { docsRoutes } from './http/routes/docs.js';
 import { accountRoutes, type AccountRouteDeps } from './http/routes/account.js';
 import { quickChartRoutes, type QuickChartRouteDeps } from './http/routes/quickchart.js';
-import { quickChartPathErrors } from './http/quickchartErrors.js';
+import { quickChartErrorWriter } from './http/quickchartErrors.js';
+import { quickChartAuth } from './http/quickchartAuth.js';
 import { homeRoutes } from './http/routes/home.js';
 import { dashboardRoutes, type DashboardRouteDeps } from './http/dashboard/routes.js';
+import { dashboardSessionAuth } from './http/dashboard/auth.js';
+import { openPage } from './http/dashboard/pageTools.js';
 import { mcpRoutes, type McpRouteDeps } from './http/routes/mcp.js';
 import { traceRoute, tracedGuards } from './http/tracing.js';
 
@@ -48,7 +52,8 @@ export type AppDeps = ChartRouteDeps &
   StatusRouteDeps &
   AutomationRouteDeps &
   AccountRouteDeps &
-  Omit<QuickChartRouteDeps, 'config' | 'accounts' | 'usage' | 'log'> &
+  Omit<QuickChartRouteDeps, 'config'> &
+  ErrorImageDeps &
   DashboardRouteDeps & {
     config: Config;
     log: Logger;
@@ -65,7 +70,12 @@ export type AppDeps = ChartRouteDeps &
     bodyBudget?: BodyBudget;
   };
 
-/** Every route, in registration order; /openapi.json documents them all. */
+/** What draws the QuickChart routes' error images. */
+interface ErrorImageDeps {
+  errorImages: ErrorImageService;
+}
+
+/** Every route, in registration order; /openapi.json documents them all but the dashboard's pages. */
 export function routeTable(deps: AppDeps): RouteEntry[] {
   const account = accountRoutes(deps);
   const before = [
@@ -79,7 +89,7 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
     ...quickChartRoutes(deps),
     ...mcpRoutes(deps),
   ];
-  return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account];
+  return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account, ...dashboardRoutes(deps)];
 }
 
 /** After a key authenticated, notes its use (never waits for the store). */
@@ -102,12 +112,17 @@ export function createApp(deps: AppDeps): Koa {
     readTimeoutMs: deps.config.bodyReadTimeoutMs,
     budget: deps.bodyBudget ?? new BodyBudget(deps.config.maxBodyBytesInFlight),
   });
-  const router = buildRouter(routeTable(deps), tracedGuards({
+  const table = routeTable(deps);
+  const router = buildRouter(table, tracedGuards({
+    page: openPage,
     auth: {
       apiKey: noteKeyUse(apiKeyAuth(deps.accounts), deps.keyUse),
       apiKeyOrSigned: noteKeyUse(apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }), deps.keyUse),
       session: sessionAuth(deps.accounts),
       metricsToken: metricsTokenAuth(deps.config.metricsToken),
+      quickchartKey: quickChartAuth(deps, false),
+      quickchartKeyOptional: quickChartAuth(deps, true),
+      dashboardSession: dashboardSessionAuth(deps.dashboardSessions),
     },
     rateLimit: { generation: rateLimit(deps), render: rateLimit(deps, { decideWhileRendering: true }), request: rateLimit(deps, { generation: false }) },
   }));
@@ -120,16 +135,12 @@ export function createApp(deps: AppDeps): Koa {
   // an answer to a request whose body was not read whole (refused before it, or no route)
   // closes the connection after a bounded drain, so the client still reads it
   app.use(lingerUnreadBody());
-  app.use(errorMapper(deps.log));
+  // one error path: each route's errors in the format it declares (QuickChart's: an image)
+  app.use(errorMapper(deps.log, { formatOf: errorFormatOf(router, table), writers: { json: jsonError, quickchart: quickChartErrorWriter(deps) } }));
   app.use(noRoute());
   app.use(requestAnalytics(deps.usage, deps.log));
-  // QuickChart's paths answer errors with images, also those of the query and body readers
-  app.use(quickChartPathErrors(deps));
   // before auth and routing: every reader of ctx.query gets one bounded, linear parse
   app.use(queryParser());
-  // server-rendered pages with form bodies of their own (read by each page once its session and
-  // CSRF token passed), outside the JSON API's route table
-  app.use(dashboardRoutes(deps));
   // route -> auth -> rate limit -> body: each route reads its own body (router.ts)
   app.use(traceRoute());
   app.use(router.routes());

@@ -1,27 +1,56 @@
-// The one place errors become HTTP: the error object {error, detail}; unknown errors are
-// 500 internal_error with the stack in the log only.
-import type { Middleware } from 'koa';
+// The one place errors become HTTP. Each route declares its error format (route.ts
+// ErrorFormat): the error object {error, detail} (json), or QuickChart's image and header
+// (quickchartErrors.ts). Unknown errors are 500 internal_error with the stack in the log only.
+import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 import { describeStorageFailure, StorageError } from '../store/errors.js';
+import type { ErrorFormat } from './route.js';
 
-export function errorMapper(log: Logger): Middleware {
+/** Writes one refusal as the answer, in one format. */
+export type ErrorWriter = (ctx: Context, e: AppError) => Promise<void> | void;
+
+export interface ErrorFormats {
+  /** The format of the request's route (router.ts errorFormatOf); json for a request no route matched. */
+  formatOf(ctx: Context): ErrorFormat;
+  writers: Record<ErrorFormat, ErrorWriter>;
+}
+
+/** Refused before its body was read (query cap, no route, auth...): close rather than let Node drain a body of any size to keep the connection alive. */
+export function closeUnreadBody(ctx: Context): void {
+  if (!ctx.req.complete && (ctx.get('content-length') || ctx.get('transfer-encoding'))) ctx.set('Connection', 'close');
+}
+
+/** The 'json' format: the error object. */
+export const jsonError: ErrorWriter = (ctx, e) => {
+  ctx.status = e.status;
+  for (const [k, v] of Object.entries(e.headers)) ctx.set(k, v);
+  closeUnreadBody(ctx);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = e.detail ? { error: e.code, detail: e.detail } : { error: e.code };
+};
+
+const JSON_ONLY: ErrorFormats = { formatOf: () => 'json', writers: { json: jsonError, quickchart: jsonError } };
+
+export function errorMapper(log: Logger, formats: ErrorFormats = JSON_ONLY): Middleware {
+  const logFailure = (ctx: Context, err: unknown) => {
+    const storage = storageFailure(err);
+    log.error({ requestId: ctx.state.requestId, err, url: redactUrl(ctx.url), method: ctx.method }, storage ? `request failed: ${storage}` : 'request failed');
+  };
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
       const appErr = toAppError(err);
-      if (appErr.status >= 500) {
-        const storage = storageFailure(err);
-        log.error({ requestId: ctx.state.requestId, err, url: redactUrl(ctx.url), method: ctx.method }, storage ? `request failed: ${storage}` : 'request failed');
+      if (appErr.status >= 500) logFailure(ctx, err);
+      try {
+        await formats.writers[formats.formatOf(ctx)](ctx, appErr);
+      } catch (writeErr) {
+        // the format could not be written (e.g. its error image): the error object, as any route's
+        const e = toAppError(writeErr);
+        if (e.status >= 500) logFailure(ctx, writeErr);
+        jsonError(ctx, e);
       }
-      ctx.status = appErr.status;
-      for (const [k, v] of Object.entries(appErr.headers)) ctx.set(k, v);
-      // Refused before its body was read (query cap, no route, auth...): close rather than let
-      // Node drain a body of any size to keep the connection alive.
-      if (!ctx.req.complete && (ctx.get('content-length') || ctx.get('transfer-encoding'))) ctx.set('Connection', 'close');
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = appErr.detail ? { error: appErr.code, detail: appErr.detail } : { error: appErr.code };
     }
   };
 }

@@ -20,13 +20,23 @@ function toOpenApiSchema(schema: object): Json {
 }
 
 const keyAuth = [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }];
-const SECURITY: Record<RouteAuth, Json[]> = {
+const quickChartKey = [...keyAuth, { QuickChartKey: [] }];
+/** Each documented route's security, from the auth its descriptor declares (the router's guard); `{}`: credentials optional. */
+export const SECURITY: Record<Exclude<RouteAuth, 'dashboardSession'>, Json[]> = {
   none: [],
   apiKey: keyAuth,
   apiKeyOrSigned: [...keyAuth, { SignedUrl: [] }],
   session: [{ BearerSession: [] }],
   metricsToken: [{ MetricsToken: [] }, {}],
+  quickchartKey: quickChartKey,
+  quickchartKeyOptional: [...quickChartKey, {}],
 };
+
+function securityOf(r: RouteDescriptor): Json[] {
+  // the dashboard's pages are not in the document (route.ts isDocumented)
+  if (r.auth === 'dashboardSession') throw new Error(`${r.method} ${r.path}: a page's session is not an API credential`);
+  return SECURITY[r.auth];
+}
 /** Query parameters that carry credentials: documented by the security schemes, not as parameters. */
 const CREDENTIAL_PARAMS: Partial<Record<RouteAuth, readonly string[]>> = { apiKey: ['api_key'], apiKeyOrSigned: ['api_key', 'sig'] };
 
@@ -98,7 +108,7 @@ function operation(r: RouteDescriptor, schemas: Json): Json {
     operationId: r.doc.operationId,
     summary: r.doc.summary,
     ...(r.doc.description ? { description: r.doc.description } : {}),
-    security: SECURITY[r.auth],
+    security: securityOf(r),
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
@@ -143,6 +153,12 @@ function components(schemas: Json): Json {
     securitySchemes: {
       ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'API key: live_ (paid plans), trial_ (trial), pk_test_ (test keys: watermarked, not counted).' },
       ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The API key as a query parameter.' },
+      QuickChartKey: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'key',
+        description: "QuickChart's routes only: the API key as the key parameter; on POST also the JSON body's key or api_key field (QuickChart's clients send it there).",
+      },
       SignedUrl: {
         type: 'apiKey',
         in: 'query',

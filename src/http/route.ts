@@ -7,8 +7,19 @@ import type { AppError, ErrorCode } from '../errors.js';
 import type { FromSchema } from './schemaType.js';
 import type { Plan } from '../chart/plans.js';
 
-/** Who may call: anyone, an API key, an API key or a signed URL, a session token, the metrics token. */
-export type RouteAuth = 'none' | 'apiKey' | 'apiKeyOrSigned' | 'session' | 'metricsToken';
+/**
+ * Who may call: anyone, an API key, an API key or a signed URL, a session token, the metrics
+ * token; QuickChart's callers (quickchartKey: a key in X-Api-Key, or key/api_key in the query or
+ * the JSON body; quickchartKeyOptional: the same, or none at all when QUICKCHART_ANONYMOUS allows
+ * keyless use); a dashboard page's signed-in visitor (the session cookie).
+ */
+export type RouteAuth = 'none' | 'apiKey' | 'apiKeyOrSigned' | 'session' | 'metricsToken' | 'quickchartKey' | 'quickchartKeyOptional' | 'dashboardSession';
+
+/**
+ * How the error mapper answers a refusal: the error object {error, detail}, or QuickChart's way
+ * (an image of the message in the requested format, the message in X-quickchart-error).
+ */
+export type ErrorFormat = 'json' | 'quickchart';
 
 /** Per-account limits after auth; on generation routes the trial cap is checked first. */
 export type RouteRateLimit = 'generation' | 'render' | 'request';
@@ -59,19 +70,21 @@ export interface RouteDoc {
 }
 
 export interface Route<I extends InputSpec | undefined> {
-  method: 'GET' | 'POST';
+  /** 'ANY': every method the router knows (a page's fallback). */
+  method: 'GET' | 'POST' | 'ANY';
   /** Router syntax: /v1/chart/:id */
   path: string;
   auth: RouteAuth;
   rateLimit?: RouteRateLimit;
+  /** How this route's errors are answered (errors.ts); 'json' when absent. */
+  errorFormat?: ErrorFormat;
+  /**
+   * A server-rendered page (the dashboard), not an API operation: not in /openapi.json, and its
+   * path matches exactly (case and trailing slash), as the pages always matched.
+   */
+  page?: true;
   /** Checks before the schema, with codes of their own (e.g. size limits). */
   precheck?: Middleware;
-  /**
-   * Who reads a body input: by default the router, after auth and the rate limit (ANONYMOUS_BODY_BYTES
-   * when auth is 'none', else MAX_BODY_BYTES); 'precheck' when the caller is known only once the
-   * body is read (QuickChart's key may be in it): the precheck reads it (body.ts readJsonBody).
-   */
-  body?: 'precheck';
   input?: I;
   doc: RouteDoc;
   /** Success responses by status. */
@@ -95,6 +108,16 @@ export interface StaticAsset {
 export type RouteEntry = RouteDescriptor | StaticAsset;
 
 export const isAsset = (e: RouteEntry): e is StaticAsset => 'file' in e;
+
+/**
+ * QuickChart's callers are known only once the body is read (the key may be in it): their
+ * guard reads the body (quickchartAuth.ts). Every other route's body is read by the router,
+ * after auth and the rate limit, with the limit of its caller's class.
+ */
+export const authReadsBody = (a: RouteAuth): boolean => a === 'quickchartKey' || a === 'quickchartKeyOptional';
+
+/** Documented in /openapi.json: every route but the server-rendered pages. */
+export const isDocumented = (e: RouteEntry): e is RouteDescriptor => !isAsset(e) && !e.page;
 
 /** Types the handler's input from `input.schema`. */
 export function route<const I extends InputSpec | undefined = undefined>(r: Route<I>): RouteDescriptor {

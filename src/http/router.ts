@@ -1,16 +1,18 @@
-// The route table made a router: each route's chain reads auth -> rate limit -> body ->
+// The route table made a router: each route's chain reads (page ->) auth -> rate limit -> body ->
 // precheck -> input -> handler, built from its descriptor. A body is read only once the path
 // matched and the caller passed authentication and the rate limit, with the limit of its
 // caller's class: a request the router does not match is answered 404 without reading it.
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { isAsset, type RouteAuth, type RouteEntry, type RouteRateLimit, type StaticAsset } from './route.js';
+import { authReadsBody, isAsset, type ErrorFormat, type RouteAuth, type RouteDescriptor, type RouteEntry, type RouteRateLimit, type StaticAsset } from './route.js';
 import { inputReader } from './validate.js';
 import { jsonBody } from './body.js';
 
 export interface Guards {
   auth: Record<Exclude<RouteAuth, 'none'>, Middleware>;
   rateLimit: Record<RouteRateLimit, Middleware>;
+  /** First on every page route, before its auth (the page's nonce and headers); none when absent. */
+  page?: Middleware;
 }
 
 export function buildRouter(entries: readonly RouteEntry[], guards: Guards): Router {
@@ -22,18 +24,43 @@ export function buildRouter(entries: readonly RouteEntry[], guards: Guards): Rou
       continue;
     }
     const chain: RouterMiddleware[] = [];
+    if (e.page && guards.page) chain.push(guards.page);
     if (e.auth !== 'none') chain.push(guards.auth[e.auth]);
     if (e.rateLimit) chain.push(guards.rateLimit[e.rateLimit]);
     // a route whose caller may be anyone reads at most ANONYMOUS_BODY_BYTES; one behind a key, MAX_BODY_BYTES
-    if (e.input?.in === 'body' && e.body !== 'precheck') chain.push(jsonBody(e.auth === 'none' ? 'anonymous' : 'authenticated'));
+    if (e.input?.in === 'body' && !authReadsBody(e.auth)) chain.push(jsonBody(e.auth === 'none' ? 'anonymous' : 'authenticated'));
     if (e.precheck) chain.push(e.precheck);
     const read = e.input ? inputReader(e.input) : undefined;
     // The descriptor's handler was typed by its own schema (route()); the reader checked it.
     chain.push((ctx) => e.handler(ctx, read?.(ctx) as never));
-    router.register(e.path, [e.method], chain);
+    // pages keep the exact match they always had; the API ignores case and a trailing slash
+    router.register(e.path, e.method === 'ANY' ? router.methods : [e.method], chain, e.page ? { sensitive: true, strict: true } : {});
   }
   return router;
 }
+
+/**
+ * The error format of the route a request is for (its path and method), for the one error
+ * mapper: refusals before routing (the query parser) and inside the route's chain answer in
+ * the route's format; a request no route takes (404, 405) answers with the error object.
+ */
+export function errorFormatOf(router: Router, entries: readonly RouteEntry[]): (ctx: Context) => ErrorFormat {
+  const formats = new Map<string, ErrorFormat>();
+  for (const e of entries) if (!isAsset(e) && e.errorFormat) formats.set(routeKey(e), e.errorFormat);
+  // only routes of another format need the lookup: without any, every request answers JSON
+  if (formats.size === 0) return () => 'json';
+  return (ctx) => {
+    const layer = router.match(ctx.path, ctx.method).pathAndMethod.find((l) => l.methods.length > 0);
+    if (!layer) return 'json';
+    for (const m of layer.methods) {
+      const f = formats.get(`${m} ${layer.path}`);
+      if (f) return f;
+    }
+    return 'json';
+  };
+}
+
+const routeKey = (r: Pick<RouteDescriptor, 'method' | 'path'>) => `${r.method} ${r.path}`;
 
 export function sendFile(ctx: Context, file: StaticAsset['file']): void {
   for (const [k, v] of Object.entries(file.headers)) ctx.set(k, v);

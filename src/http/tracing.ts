@@ -10,7 +10,7 @@ const step = (name: string, mw: Middleware): Middleware => (ctx, next) => tracer
 export function tracedGuards(g: Guards): Guards {
   const wrap = <K extends string>(prefix: string, r: Record<K, Middleware>) =>
     Object.fromEntries(Object.entries<Middleware>(r).map(([k, mw]) => [k, step(`${prefix} ${k}`, mw)])) as Record<K, Middleware>;
-  return { auth: wrap('auth', g.auth), rateLimit: wrap('rate limit', g.rateLimit) };
+  return { ...g, auth: wrap('auth', g.auth), rateLimit: wrap('rate limit', g.rateLimit) };
 }
 
 /** After the router: the route template (`/v1/chart/:id`), never the raw path, on the request's span. */

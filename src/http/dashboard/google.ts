@@ -7,25 +7,30 @@ import { FLOW_MS } from '../../services/dashboard/google.js';
 import { DASHBOARD_SESSION_MS, type DashboardSessions } from '../../services/dashboard/sessions.js';
 import { continuePage, messagePage } from './pages/login.js';
 import { clearCookie, OIDC_COOKIE, readCookie, SESSION_COOKIE, setCookie } from './request.js';
-import type { PageTools } from './pageTools.js';
+import { pc, redirect, send } from './pageTools.js';
 
-export function googleRoutes(google: GoogleSignIn, sessions: DashboardSessions, t: PageTools): (ctx: Context) => Promise<boolean> {
+const failed = (ctx: Context, err: AppError) => send(ctx, err.status, messagePage(pc(ctx, null, ''), 'Google sign-in failed', err.detail ?? err.code));
+
+/** GET /login/google */
+export function googleStart(google: GoogleSignIn): (ctx: Context) => Promise<void> {
   return async (ctx) => {
-    if (ctx.path === '/login/google') {
-      let started: { url: string; cookie: string };
-      try {
-        started = await google.start();
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        t.send(ctx, err.status, messagePage(t.pc(ctx, null, ''), 'Google sign-in failed', err.detail ?? err.code));
-        return true;
-      }
-      const { url, cookie } = started;
-      // Lax: the provider's redirect back is a cross-site navigation, which Strict cookies miss
-      setCookie(ctx, OIDC_COOKIE, cookie, { maxAgeS: FLOW_MS / 1000, path: '/login/google', sameSite: 'Lax' });
-      t.redirect(ctx, url, 302);
-      return true;
+    let started: { url: string; cookie: string };
+    try {
+      started = await google.start();
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return failed(ctx, err);
     }
+    const { url, cookie } = started;
+    // Lax: the provider's redirect back is a cross-site navigation, which Strict cookies miss
+    setCookie(ctx, OIDC_COOKIE, cookie, { maxAgeS: FLOW_MS / 1000, path: '/login/google', sameSite: 'Lax' });
+    redirect(ctx, url, 302);
+  };
+}
+
+/** GET /login/google/callback */
+export function googleCallback(google: GoogleSignIn, sessions: Pick<DashboardSessions, 'signInWithEmail'>): (ctx: Context) => Promise<void> {
+  return async (ctx) => {
     const sealed = readCookie(ctx, OIDC_COOKIE);
     clearCookie(ctx, OIDC_COOKIE, '/login/google');
     try {
@@ -33,11 +38,10 @@ export function googleRoutes(google: GoogleSignIn, sessions: DashboardSessions, 
       const { token } = await sessions.signInWithEmail(email);
       setCookie(ctx, SESSION_COOKIE, token, { maxAgeS: DASHBOARD_SESSION_MS / 1000 });
       // a page, not a redirect: a redirect answering a cross-site navigation would not send the Strict cookie
-      t.send(ctx, 200, continuePage(t.pc(ctx, null, '')));
+      send(ctx, 200, continuePage(pc(ctx, null, '')));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      t.send(ctx, err.status, messagePage(t.pc(ctx, null, ''), 'Google sign-in failed', err.detail ?? err.code));
+      failed(ctx, err);
     }
-    return true;
   };
 }

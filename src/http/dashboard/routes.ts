@@ -1,7 +1,8 @@
-// The web dashboard: /login, /logout, /dashboard and its pages, as server-rendered HTML. Signed
-// in = a cookie naming a dashboard session; every POST carries the session's CSRF token (the
-// login form: a cookie-bound one). Pages call the dashboard service only.
-import type { Context, Middleware } from 'koa';
+// The web dashboard: /login, /logout, /dashboard and its pages, as server-rendered HTML, each a
+// route descriptor (page: not in /openapi.json) on the one router. Signed in = a cookie naming a
+// dashboard session (RouteAuth 'dashboardSession', auth.ts); every POST carries the session's
+// CSRF token (the login form: a cookie-bound one). Pages call the dashboard service only.
+import type { Context } from 'koa';
 import { AppError, notFound } from '../../errors.js';
 import { PLANS } from '../../chart/plans.js';
 import type { Clock } from '../../clock.js';
@@ -10,15 +11,18 @@ import type { DashboardService } from '../../services/dashboard/index.js';
 import { csrfMatches, randomToken, DASHBOARD_SESSION_MS, type DashboardSessions, type SignedIn } from '../../services/dashboard/sessions.js';
 import type { GoogleSignIn } from '../../services/dashboard/google.js';
 import type { PageContext } from './layout.js';
-import { clearCookie, LOGIN_CSRF_COOKIE, newNonce, pageHeaders, readCookie, readForm, SESSION_COOKIE, setCookie } from './request.js';
-import { continuePage, loginPage, logoutPage, messagePage } from './pages/login.js';
+import { clearCookie, LOGIN_CSRF_COOKIE, readCookie, readForm, SESSION_COOKIE, setCookie } from './request.js';
+import { loginPage, logoutPage } from './pages/login.js';
 import { overviewPage } from './pages/overview.js';
 import { keysPage, revokeConfirmPage, type NewKey, type SignForm } from './pages/keys.js';
 import { usagePage } from './pages/usage.js';
 import { billingPage } from './pages/billing.js';
 import { settingsPage } from './pages/settings.js';
-import { googleRoutes } from './google.js';
-import type { PageTools } from './pageTools.js';
+import { googleCallback, googleStart } from './google.js';
+import { forbiddenPage, pc, redirect, send } from './pageTools.js';
+import { signedInOf } from './auth.js';
+import { noRouteError } from '../noRoute.js';
+import { route, type RouteAuth, type RouteDescriptor } from '../route.js';
 
 export interface DashboardRouteDeps {
   dashboard: DashboardService;
@@ -43,21 +47,23 @@ const DONE: Record<string, string> = {
   email: 'The e-mail address is saved.',
 };
 
-export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
+/** A dashboard page as the router takes it: hidden from the API's document, exact path. */
+function page(method: RouteDescriptor['method'], path: string, auth: RouteAuth, handler: (ctx: Context) => Promise<void> | void): RouteDescriptor {
+  return route({
+    method,
+    path,
+    auth,
+    page: true,
+    doc: { tags: ['Dashboard'], operationId: `dashboard ${method} ${path}`, summary: 'A dashboard page (HTML)' },
+    responses: {},
+    errors: {},
+    handler,
+  });
+}
+
+export function dashboardRoutes(deps: DashboardRouteDeps): RouteDescriptor[] {
   const { dashboard, dashboardSessions: sessions } = deps;
 
-  const send = (ctx: Context, status: number, body: string) => {
-    ctx.status = status;
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = body;
-  };
-  const pc = (ctx: Context, s: SignedIn | null, csrf: string, section?: PageContext['section'], notice?: Notice): PageContext => ({
-    nonce: ctx.state.nonce as string,
-    csrf,
-    account: s?.account ?? null,
-    ...(section ? { section } : {}),
-    notice: notice ?? null,
-  });
   const doneNotice = (ctx: Context): Notice => {
     const d = typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
     return d ? { kind: 'ok', text: d } : null;
@@ -165,14 +171,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
   };
 
   const signedIn = (ctx: Context) => sessions.resolve(readCookie(ctx, SESSION_COOKIE));
-  const redirect = (ctx: Context, to: string, status = 303) => {
-    ctx.status = status;
-    ctx.redirect(to);
-    ctx.status = status;
-  };
-  const forbiddenPage = (ctx: Context, s: SignedIn | null, csrf: string) =>
-    send(ctx, 403, messagePage(pc(ctx, s, csrf), 'Form expired', 'The form was missing its security token or it did not match. Reload the page and try again.'));
-
   const loginCsrf = (ctx: Context): string => {
     let t = readCookie(ctx, LOGIN_CSRF_COOKIE);
     if (!t || t.length < 32) {
@@ -181,112 +179,104 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Middleware {
     }
     return t;
   };
-  const google = deps.googleSignIn ? googleRoutes(deps.googleSignIn, sessions, { send, pc, redirect }) : null;
+  const google = deps.googleSignIn;
 
-  async function handle(ctx: Context): Promise<boolean> {
-    const path = ctx.path;
-    const get = ctx.method === 'GET' || ctx.method === 'HEAD';
-    const post = ctx.method === 'POST';
-
-    if (path === '/login') {
-      if (get) {
-        if (await signedIn(ctx)) return redirect(ctx, '/dashboard', 302), true;
-        send(ctx, 200, loginPage(pc(ctx, null, loginCsrf(ctx)), google !== null));
-        return true;
-      }
-      if (!post) return false;
+  const signIn = [
+    page('GET', '/login', 'none', async (ctx) => {
+      if (await signedIn(ctx)) return redirect(ctx, '/dashboard', 302);
+      send(ctx, 200, loginPage(pc(ctx, null, loginCsrf(ctx)), google !== null));
+    }),
+    page('POST', '/login', 'none', async (ctx) => {
       const form = await readForm(ctx);
       const expected = readCookie(ctx, LOGIN_CSRF_COOKIE);
-      if (!expected || !csrfMatches(expected, form.get('_csrf'))) return forbiddenPage(ctx, null, loginCsrf(ctx)), true;
+      if (!expected || !csrfMatches(expected, form.get('_csrf'))) return forbiddenPage(ctx, null, loginCsrf(ctx));
       try {
         const { token } = await sessions.signInWithToken(field(form, 'token'), ctx.ip);
-        startSession(ctx, token);
+        setCookie(ctx, SESSION_COOKIE, token, { maxAgeS: DASHBOARD_SESSION_MS / 1000 });
         clearCookie(ctx, LOGIN_CSRF_COOKIE, '/login');
-        return redirect(ctx, '/dashboard'), true;
+        redirect(ctx, '/dashboard');
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
         const text = err.status === 401 ? 'That session token is invalid or expired.' : (err.detail ?? err.code);
         send(ctx, err.status, loginPage(pc(ctx, null, expected, undefined, { kind: 'error', text }), google !== null));
-        return true;
       }
-    }
-    if (google && (path === '/login/google' || path === '/login/google/callback')) return get ? google(ctx) : false;
-
-    if (path === '/logout') {
+    }),
+    ...(google ? [page('GET', '/login/google', 'none', googleStart(google)), page('GET', '/login/google/callback', 'none', googleCallback(google, sessions))] : []),
+    // signed out already: the page sends to /login, the form only clears the cookie
+    page('GET', '/logout', 'none', async (ctx) => {
       const s = await signedIn(ctx);
-      if (get) {
-        if (!s) return redirect(ctx, '/login', 302), true;
-        send(ctx, 200, logoutPage(pc(ctx, s, s.csrf)));
-        return true;
-      }
-      if (!post) return false;
+      if (!s) return redirect(ctx, '/login', 302);
+      send(ctx, 200, logoutPage(pc(ctx, s, s.csrf)));
+    }),
+    page('POST', '/logout', 'none', async (ctx) => {
+      const s = await signedIn(ctx);
       const form = await readForm(ctx);
-      if (s && !csrfMatches(s.csrf, form.get('_csrf'))) return forbiddenPage(ctx, s, s.csrf), true;
+      if (s && !csrfMatches(s.csrf, form.get('_csrf'))) return forbiddenPage(ctx, s, s.csrf);
       if (s && form.get('everywhere') === '1') await sessions.signOutEverywhere(s.account.id);
       else await sessions.signOut(readCookie(ctx, SESSION_COOKIE));
       clearCookie(ctx, SESSION_COOKIE);
-      return redirect(ctx, '/login'), true;
-    }
+      redirect(ctx, '/login');
+    }),
+  ];
 
-    if (path !== '/dashboard' && !path.startsWith('/dashboard/')) return false;
-    const s = await signedIn(ctx);
-    if (!s) {
-      if (readCookie(ctx, SESSION_COOKIE)) clearCookie(ctx, SESSION_COOKIE);
-      if (post) return forbiddenPage(ctx, null, ''), true;
-      return redirect(ctx, '/login', 302), true;
-    }
-
-    const pdf = /^\/dashboard\/billing\/invoices\/([A-Za-z0-9_-]{1,64})\/pdf$/.exec(path);
-    if (get && pdf) {
-      const body = await deps.billing.invoicePdf(s.account, pdf[1]!);
+  const signedInPages = [
+    page('GET', '/dashboard/billing/invoices/:id/pdf', 'dashboardSession', async (ctx) => {
+      // the raw segment, as the path was always matched (the router's parameter is decoded)
+      const id = INVOICE_PDF.exec(ctx.path)?.[1];
+      if (!id) throw noRouteError(ctx);
+      const body = await deps.billing.invoicePdf(signedInOf(ctx).account, id);
       ctx.type = 'application/pdf';
       ctx.set('Cache-Control', 'private, no-store');
       ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Content-Disposition', `inline; filename="${pdf[1]}.pdf"`);
+      ctx.set('Content-Disposition', `inline; filename="${id}.pdf"`);
       ctx.body = body;
-      return true;
-    }
-    if (get && path === '/dashboard/keys/revoke') {
+    }),
+    page('GET', '/dashboard/keys/revoke', 'dashboardSession', async (ctx) => {
+      const s = signedInOf(ctx);
       const id = typeof ctx.query.key_id === 'string' ? ctx.query.key_id : '';
       const key = (await dashboard.keys(s.account)).keys.find((k) => k.id === id && k.revokedAt === null);
       if (!key) throw notFound('no such active key on this account');
       send(ctx, 200, revokeConfirmPage(pc(ctx, s, s.csrf, 'keys'), key));
-      return true;
-    }
-    if (get && pages[path]) {
-      send(ctx, 200, await pages[path]!(ctx, s, doneNotice(ctx)));
-      return true;
-    }
-    const action = post ? actions[path] : undefined;
-    if (!action) return false;
-    const form = await readForm(ctx);
-    if (!csrfMatches(s.csrf, form.get('_csrf'))) return forbiddenPage(ctx, s, s.csrf), true;
-    try {
-      const r = await action.run(ctx, s, form);
-      if ('redirect' in r) redirect(ctx, r.redirect);
-      else send(ctx, r.status ?? 200, r.page);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      // the account may have changed (a refused change still reads fresh state)
-      const fresh = (await signedIn(ctx)) ?? s;
-      send(ctx, err.status, await action.page(ctx, fresh, errorNotice(err)));
-    }
-    return true;
-  }
+    }),
+    ...Object.entries(pages).map(([path, render]) =>
+      page('GET', path, 'dashboardSession', async (ctx) => send(ctx, 200, await render(ctx, signedInOf(ctx), doneNotice(ctx)))),
+    ),
+    ...Object.entries(actions).map(([path, action]) =>
+      page('POST', path, 'dashboardSession', async (ctx) => {
+        const s = signedInOf(ctx);
+        const form = await readForm(ctx);
+        if (!csrfMatches(s.csrf, form.get('_csrf'))) return forbiddenPage(ctx, s, s.csrf);
+        try {
+          const r = await action.run(ctx, s, form);
+          if ('redirect' in r) redirect(ctx, r.redirect);
+          else send(ctx, r.status ?? 200, r.page);
+        } catch (err) {
+          // a refusal is the form's page again, with the refusal on it; anything else is the error mapper's
+          if (!(err instanceof AppError) || err.status >= 500) throw err;
+          // the account may have changed (a refused change still reads fresh state)
+          const fresh = (await signedIn(ctx)) ?? s;
+          send(ctx, err.status, await action.page(ctx, fresh, errorNotice(err)));
+        }
+      }),
+    ),
+  ];
 
-  function startSession(ctx: Context, token: string): void {
-    setCookie(ctx, SESSION_COOKIE, token, { maxAgeS: DASHBOARD_SESSION_MS / 1000 });
-  }
-
-  return async (ctx, next) => {
-    if (!isDashboardPath(ctx.path)) return next();
-    ctx.state.nonce = newNonce();
-    pageHeaders(ctx, ctx.state.nonce as string);
-    if (!(await handle(ctx))) return next();
+  // Any other request under the dashboard's paths, as before the pages were routes: signed out,
+  // to /login (a form post: 403); signed in, the router's 404; under /login and /logout, 404.
+  const rest = (ctx: Context) => {
+    throw noRouteError(ctx);
   };
+  const fallbacks = [
+    page('ANY', '/login{/*rest}', 'none', rest),
+    page('ANY', '/login/', 'none', rest),
+    page('ANY', '/logout', 'none', rest),
+    page('ANY', '/dashboard{/*rest}', 'dashboardSession', rest),
+    page('ANY', '/dashboard/', 'dashboardSession', rest),
+  ];
+  return [...signIn, ...signedInPages, ...fallbacks];
 }
 
-export const isDashboardPath = (p: string): boolean => p === '/login' || p.startsWith('/login/') || p === '/logout' || p === '/dashboard' || p.startsWith('/dashboard/');
+const INVOICE_PDF = /^\/dashboard\/billing\/invoices\/([A-Za-z0-9_-]{1,64})\/pdf$/;
 
 export { SESSION_COOKIE };

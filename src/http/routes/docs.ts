@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { buildOpenApi } from '../openapi.js';
-import { isAsset, route, type RouteDescriptor, type RouteEntry } from '../route.js';
+import { isDocumented, route, type RouteEntry } from '../route.js';
 
 const DOCS_CSP = [
   "default-src 'none'",
@@ -84,7 +84,7 @@ export function docsRoutes(deps: DocsRouteDeps, routes: readonly RouteEntry[]): 
     },
   });
   // Built once: the document is a pure function of the route table and the public base URL.
-  const documented = [...routes, openapi].filter((e): e is RouteDescriptor => !isAsset(e));
+  const documented = [...routes, openapi].filter(isDocumented);
   const document = JSON.stringify(buildOpenApi(deps.publicBaseUrl, documented));
 
   // Read at start: a missing package stops the server at once, not at the first visitor.

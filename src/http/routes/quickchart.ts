@@ -1,22 +1,13 @@
 // QuickChart's URL API: GET and POST /chart, POST /chart/create, GET /chart/render/{id}, GET /qr,
 // with its parameter names, defaults, Cache-Control and error images.
-import type { Context, Middleware } from 'koa';
-import { checkRequestTarget } from '../../chart/open.js';
+import type { Context } from 'koa';
 import { parseQrQuery } from '../../chart/qr.js';
 import type { QuickChartFields } from '../../chart/quickchart.js';
-import { invalidInput, unauthorized } from '../../errors.js';
-import { bodyLimit, readBody, readJsonBody, setJsonBody } from '../body.js';
-import { keyInJsonText } from '../bodyKey.js';
-import type { Logger } from '../../log.js';
-import type { AccountService } from '../../services/accounts.js';
-import type { ErrorImageService } from '../../services/errorImages.js';
 import type { QrService } from '../../services/qr.js';
 import type { QuickChartService } from '../../services/quickchart.js';
-import type { UsageService } from '../../services/usage.js';
 import { clientSignal } from '../clientGone.js';
 import { setImageHeaders } from '../imageHeaders.js';
-import { ERROR_HEADER, quickChartErrors } from '../quickchartErrors.js';
-import { rateLimit } from '../rateLimit.js';
+import { ERROR_HEADER } from '../quickchartErrors.js';
 import { route, type ErrorDoc, type RouteDescriptor } from '../route.js';
 import { imageContent, json, rateLimitHeaders, retryAfter } from '../routeDocs.js';
 import { quickChartBodySchema, quickChartCreatedSchema, quickChartQuerySchema, qrQuerySchema, templateQuerySchema } from '../schemas/quickchart.js';
@@ -26,75 +17,11 @@ import { sendServed } from './shortCharts.js';
 export interface QuickChartRouteDeps {
   quickchart: Pick<QuickChartService, 'render' | 'create' | 'renderTemplate'>;
   qr: Pick<QrService, 'render'>;
-  errorImages: ErrorImageService;
-  accounts: Pick<AccountService, 'authenticateKey'>;
-  usage: Pick<UsageService, 'gate'>;
-  log: Logger;
   config: { readonly quickchartAnonymous: boolean };
 }
 
 /** QuickChart's clients cache a week: the same URL draws the same image. */
 export const QUICKCHART_CACHE = 'public, max-age=604800';
-
-const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-
-/**
- * The caller: a key in X-Api-Key, key or api_key (query or body) authenticates and meets the
- * account's rate limit; without one, anonymous use when the operator allows it, else 401.
- *
- * The body is read in the order the rest of the API keeps (route, auth, rate limit, body) when
- * the key is outside it. QuickChart's clients put it in the body (quickchart-js last, after the
- * chart), so then the body is read first, at most MAX_BODY_BYTES, and parsed only when it is
- * small (ANONYMOUS_BODY_BYTES) or its text carries a key that authenticates: a large body
- * without a valid key is refused (401, or 400 when keyless use is allowed) without parsing it.
- */
-function caller(d: QuickChartRouteDeps, anonymousAllowed: boolean): Middleware {
-  const limit = rateLimit(d);
-  return async (ctx, next) => {
-    const outside = str(ctx.get('x-api-key')) ?? str(ctx.query.key) ?? str(ctx.query.api_key);
-    const post = ctx.method === 'POST';
-    if (outside !== undefined) {
-      ctx.state.auth = await d.accounts.authenticateKey(outside);
-      return limit(ctx, async () => {
-        if (post) await readJsonBody(ctx, bodyLimit(ctx, 'authenticated'));
-        await next();
-      });
-    }
-    let sniffed: string | undefined;
-    if (post) {
-      const bytes = await readBody(ctx, bodyLimit(ctx, 'authenticated'));
-      const small = bodyLimit(ctx, 'anonymous');
-      if (bytes.length > small) {
-        sniffed = keyInJsonText(bytes);
-        if (sniffed === undefined) {
-          if (!anonymousAllowed) throw unauthorized('an API key is required: the key or api_key parameter, or the X-Api-Key header');
-          throw invalidInput(`body larger than ${small} bytes without an API key`);
-        }
-        // not a key: 401 before the body is parsed
-        ctx.state.auth = await d.accounts.authenticateKey(sniffed);
-      }
-      setJsonBody(ctx, bytes);
-    }
-    const body = (ctx.request as { body?: Record<string, unknown> }).body;
-    const key = body && typeof body === 'object' ? (str(body.key) ?? str(body.api_key)) : undefined;
-    if (key !== undefined) {
-      if (key !== sniffed) ctx.state.auth = await d.accounts.authenticateKey(key);
-      return limit(ctx, next);
-    }
-    if (sniffed !== undefined) throw unauthorized('the API key must be the body\'s own key or api_key field');
-    if (!anonymousAllowed) throw unauthorized('an API key is required: the key or api_key parameter, or the X-Api-Key header');
-    // the open endpoint's URL limit (its config limit is checked with the config)
-    checkRequestTarget(ctx.url);
-    await next();
-  };
-}
-
-const chain =
-  (...mws: Middleware[]): Middleware =>
-  (ctx, next) => {
-    const run = (i: number): Promise<void> => (i === mws.length ? next() : Promise.resolve(mws[i]!(ctx, () => run(i + 1))));
-    return run(0);
-  };
 
 const imageError = (description: string, codes: ErrorDoc['codes'], headers?: Record<string, unknown>): ErrorDoc => ({
   description: `${description} The body is an image of the message in the requested format; the message is also in X-quickchart-error.`,
@@ -127,7 +54,6 @@ function sendImage(ctx: Context, img: { body: Buffer; contentType: string; rende
 }
 
 export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
-  const errors = quickChartErrors(d);
   const anonymous = d.config.quickchartAnonymous;
   const render = async (ctx: Context, input: QuickChartFields) => {
     const who = ctx.state.auth ? { auth: ctx.state.auth } : { anonymousIp: ctx.ip };
@@ -139,8 +65,8 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
     route({
       method: 'GET',
       path: '/chart',
-      auth: 'none',
-      precheck: chain(errors, caller(d, anonymous)),
+      auth: anonymous ? 'quickchartKeyOptional' : 'quickchartKey',
+      errorFormat: 'quickchart',
       input: { in: 'query', schema: quickChartQuerySchema },
       doc: { tags: ['QuickChart'], operationId: 'quickChartGet', summary: 'Render a chart from QuickChart-style query parameters', description: renderDescription },
       responses: { '200': imageOk('The image.') },
@@ -150,9 +76,8 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
     route({
       method: 'POST',
       path: '/chart',
-      auth: 'none',
-      precheck: chain(errors, caller(d, anonymous)),
-      body: 'precheck',
+      auth: anonymous ? 'quickchartKeyOptional' : 'quickchartKey',
+      errorFormat: 'quickchart',
       input: { in: 'body', schema: quickChartBodySchema },
       doc: { tags: ['QuickChart'], operationId: 'quickChartPost', summary: 'Render a chart from a QuickChart-style JSON body', description: renderDescription },
       responses: { '200': imageOk('The image.') },
@@ -162,9 +87,8 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
     route({
       method: 'POST',
       path: '/chart/create',
-      auth: 'none',
-      precheck: chain(errors, caller(d, false)),
-      body: 'precheck',
+      auth: 'quickchartKey',
+      errorFormat: 'quickchart',
       input: { in: 'body', schema: quickChartBodySchema },
       doc: {
         tags: ['QuickChart'],
@@ -185,7 +109,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
       method: 'GET',
       path: '/chart/render/:id',
       auth: 'none',
-      precheck: errors,
+      errorFormat: 'quickchart',
       input: { in: 'query', schema: templateQuerySchema },
       doc: {
         tags: ['QuickChart'],
@@ -213,7 +137,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
       method: 'GET',
       path: '/qr',
       auth: 'none',
-      precheck: errors,
+      errorFormat: 'quickchart',
       input: { in: 'query', schema: qrQuerySchema },
       doc: {
         tags: ['QuickChart'],
