@@ -37,6 +37,37 @@ describe('web dashboard', function () {
       for (const p of ['/dashboard/keys', '/dashboard/usage', '/dashboard/billing', '/dashboard/settings']) expect((await browser().get(p)).location).to.equal('/login');
     });
 
+    it('paths and methods the pages do not take: signed out to /login (a POST 403), signed in 404; exact case and trailing slash', async () => {
+      const { b } = await signedIn();
+      const send = async (method: string, path: string, cookie = '') => {
+        const res = await fetch(s.url + path, { method, redirect: 'manual', headers: { cookie, 'x-forwarded-for': freshIp() } });
+        return { status: res.status, location: res.headers.get('location'), csp: res.headers.get('content-security-policy'), text: await res.text() };
+      };
+      const session = `chartshot_dashboard=${b.jar.get('chartshot_dashboard')}`;
+      for (const [method, path] of [['GET', '/dashboard/nope'], ['PUT', '/dashboard'], ['DELETE', '/dashboard/keys'], ['GET', '/dashboard/']]) {
+        const out = await send(method!, path!);
+        expect([out.status, out.location], `${method} ${path} signed out`).to.deep.equal([302, '/login']);
+        const inn = await send(method!, path!, session);
+        expect(inn.status, `${method} ${path} signed in`).to.equal(404);
+        expect(JSON.parse(inn.text)).to.deep.equal({ error: 'not_found', detail: `no route for ${method} ${path}` });
+        expect(inn.csp, 'a page path keeps the page headers').to.include("default-src 'none'");
+      }
+      const post = await send('POST', '/dashboard/nope');
+      expect(post.status).to.equal(403);
+      expect(post.text).to.include('Form expired');
+      // an invoice id outside the pattern is no route, not a lookup
+      expect((await send('GET', '/dashboard/billing/invoices/a%41/pdf', session)).status).to.equal(404);
+      for (const [method, path] of [['GET', '/login/nope'], ['PUT', '/login'], ['PUT', '/logout'], ['GET', '/login/']]) {
+        const r = await send(method!, path!, session);
+        expect(r.status, `${method} ${path}`).to.equal(404);
+        expect(r.csp, `${method} ${path}`).to.include("default-src 'none'");
+      }
+      // the pages match their exact path: another case is another (unknown) path
+      const upper = await send('GET', '/DASHBOARD', session);
+      expect(upper.status).to.equal(404);
+      expect(upper.csp).to.equal(null);
+    });
+
     it('the login page carries a CSRF token bound to a cookie and a strict CSP whose nonce is the only way to run script', async () => {
       const r = await browser().get('/login');
       expect(r.status).to.equal(200);

@@ -8,8 +8,8 @@ import formats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { BAR, post, sharedServer, type TestServer } from '../helpers/server.js';
 import { createApp, routeTable } from '../../src/app.js';
-import { isAsset } from '../../src/http/route.js';
-import { openApiPath } from '../../src/http/openapi.js';
+import { isAsset, isDocumented } from '../../src/http/route.js';
+import { openApiPath, SECURITY } from '../../src/http/openapi.js';
 
 type Json = Record<string, any>;
 
@@ -221,12 +221,16 @@ describe('OpenAPI document', function () {
     let registered: string[];
     let documented: string[];
     let assets: string[];
+    let pages: string[];
 
     before(() => {
       const app = createApp(s.deps);
       const router = app.middleware.map((m) => (m as { router?: { stack: Array<{ path: string; methods: string[] }> } }).router).find(Boolean);
       expect(router, 'the router middleware').to.not.equal(undefined);
-      registered = operations(router!.stack);
+      // the dashboard's HTML pages are routes too, kept out of the API's document
+      const pagePaths = new Set(routeTable(s.deps).flatMap((e) => (!isAsset(e) && e.page ? [e.path] : [])));
+      registered = operations(router!.stack.filter((l) => !pagePaths.has(l.path)));
+      pages = operations(router!.stack.filter((l) => pagePaths.has(l.path)));
       documented = Object.entries<Json>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`));
       assets = routeTable(s.deps).filter(isAsset).map((a) => `get ${a.path}`);
     });
@@ -234,6 +238,11 @@ describe('OpenAPI document', function () {
     it('every registered route is documented (fixed page assets aside)', () => {
       expect(registered.filter((o) => !documented.includes(o) && !assets.includes(o))).to.deep.equal([]);
       expect(registered.length).to.be.above(20);
+    });
+
+    it('the dashboard pages are registered and none is documented', () => {
+      expect(pages).to.include.members(['get /login', 'post /login', 'get /dashboard', 'get /dashboard/keys', 'post /dashboard/keys/revoke', 'post /logout']);
+      expect(Object.keys(doc.paths).filter((p) => /^\/(login|logout|dashboard)\b/.test(p))).to.deep.equal([]);
     });
 
     it('every documented operation is registered', () => {
@@ -257,7 +266,10 @@ describe('OpenAPI document', function () {
     for (const [path, item] of Object.entries<Json>(doc.paths)) {
       for (const [method, op] of Object.entries<Json>(item)) {
         const schemes = op.security.flatMap((req: Json) => Object.keys(req));
-        const codes = (status: string) => op.responses[status]?.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.enum ?? [];
+        // the error object's codes; an error answered as an image (QuickChart's) names them in its description
+        const codes = (status: string): string[] =>
+          op.responses[status]?.content?.['application/json']?.schema?.allOf?.[1]?.properties?.error?.enum ??
+          (/Codes: ([a-z_, ]+)\.$/.exec(op.responses[status]?.description ?? '')?.[1]?.split(', ') ?? []);
         if (schemes.includes('ApiKeyHeader') || schemes.includes('MetricsToken')) expect(codes('401'), `${method} ${path}`).to.include('unauthorized');
         if (schemes.includes('BearerSession')) expect(codes('401'), `${method} ${path}`).to.include('invalid_session');
         if (op.responses['200']?.headers?.['X-RateLimit-Limit'] || op.responses['201']?.headers?.['X-RateLimit-Limit']) {
@@ -265,6 +277,39 @@ describe('OpenAPI document', function () {
         }
       }
     }
+  });
+
+  describe('every operation states the security its route enforces', () => {
+    // From the route table, not a list kept by hand: a route added or changed is covered.
+    const routes = () => routeTable(s.deps).filter(isDocumented);
+
+    it('the security of each operation is the one of the auth its descriptor declares', () => {
+      const table = routes();
+      expect(table.length).to.be.above(20);
+      for (const r of table) {
+        const op = doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()];
+        expect(op, `${r.method} ${r.path}`).to.be.an('object');
+        expect(r.auth, `${r.method} ${r.path}`).to.not.equal('dashboardSession');
+        expect(op.security, `${r.method} ${r.path} (auth ${r.auth})`).to.deep.equal(SECURITY[r.auth as keyof typeof SECURITY]);
+      }
+      // the case the issue found: a QuickChart short chart needs a key, and says so
+      expect(doc.paths['/chart/create'].post.security.map((x: Json) => Object.keys(x)).flat()).to.include.members(['ApiKeyHeader', 'QuickChartKey']);
+      expect(doc.paths['/chart/create'].post.security, 'no empty alternative: the key is required').to.not.deep.include({});
+    });
+
+    it('without credentials, an operation whose security requires them is refused 401; one without such security is not', async () => {
+      for (const r of routes()) {
+        const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
+        const required = op.security.length > 0 && !op.security.some((x: Json) => Object.keys(x).length === 0);
+        // an open POST may have effects (a trial key): its document is checked above, its request by the cases below
+        if (!required && r.method !== 'GET') continue;
+        const url = s.url + r.path.replace(/:\w+/g, 'AAAAAAAAAAAAAAAAAAAAAA');
+        const res = await fetch(url, r.method === 'POST' ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' } : {});
+        await res.arrayBuffer();
+        if (required) expect(res.status, `${r.method} ${r.path} (auth ${r.auth})`).to.equal(401);
+        else expect(res.status, `${r.method} ${r.path} (auth ${r.auth})`).to.not.equal(401);
+      }
+    });
   });
 
   it('every operation of the document has a success case below', () => {

@@ -234,6 +234,19 @@ describe('QuickChart-compatible routes', function () {
     });
   });
 
+  describe('which requests answer errors as images', () => {
+    it("a refusal before routing (the query parser) on a QuickChart route is an image; a path or method no route takes is the error object", async () => {
+      const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`p${i}`, '1']));
+      expectErrorImage(await get(s, '/chart', { ...many, f: 'svg' }), 400, /parameters/, 'image/svg+xml');
+      expectErrorImage(await get(s, '/qr', many), 400, /parameters/);
+      const unknown = await get(s, '/chart/nope');
+      expect([unknown.status, unknown.headers.get('x-quickchart-error')]).to.deep.equal([404, null]);
+      expect(JSON.parse(unknown.body.toString())).to.deep.equal({ error: 'not_found', detail: 'no route for GET /chart/nope' });
+      const put = await fetch(`${s.url}/chart`, { method: 'PUT' });
+      expect([put.status, put.headers.get('x-quickchart-error'), ((await put.json()) as { error: string }).error]).to.deep.equal([405, null, 'invalid_input']);
+    });
+  });
+
   describe('GET /qr', () => {
     it("draws QuickChart's defaults (150 px with a 4-module margin, M, black on white), cacheable", async () => {
       const a = await get(s, '/qr', { text: 'https://example.com/' });
