@@ -6,7 +6,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { startPool } from '../src/main.js';
 import { RenderPage } from '../src/render/page.js';
-import type { PageRequest } from '../src/render/pool.js';
+import type { PageRequest } from '../src/render/renderer.js';
 
 const rounds = Number(process.argv[2] ?? 10);
 const log = pino({ level: process.env.BENCH_LOG ?? 'silent' }) as never;
@@ -29,9 +29,11 @@ const runaway: PageRequest = {
 // where a replacement's time goes: closing the old page's context, creating the new page
 const phases: Record<string, number[]> = { destroyPage: [], createPage: [] };
 for (const name of Object.keys(phases)) {
-  const target = pool as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-  const original = target[name]!;
-  target[name] = async function (this: unknown, ...a: unknown[]) {
+  const method = name === 'destroyPage' ? 'destroy' : 'create';
+  // the page factory (src/render/pageFactory.ts) is what generic-pool calls for both
+  const target = (pool as unknown as { factory: Record<string, (...a: unknown[]) => Promise<unknown>> }).factory;
+  const original = target[method]!;
+  target[method] = async function (this: unknown, ...a: unknown[]) {
     const t = performance.now();
     try {
       return await original.apply(this, a);

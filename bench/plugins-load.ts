@@ -4,7 +4,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PagePool } from '../src/render/pool.js';
+import { Renderer } from '../src/render/renderer.js';
 import { defaultHarnessDir } from '../src/render/harness.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
@@ -16,14 +16,14 @@ const html = readFileSync(join(plain, 'harness.html'), 'utf8').replace(/<script 
 writeFileSync(join(plain, 'harness.html'), html);
 
 async function once(harnessDir: string | undefined): Promise<{ startMs: number; heapMb: number; loadMs: number; scriptMs: number }> {
-  const pool = new PagePool(
+  const pool = new Renderer(
     { chromiumPath: loadConfig({}).chromiumPath, size: 2, renderTimeoutMs: 10000, acquireTimeoutMs: 10000, maxQueue: 10, pageMaxRenders: 1000, harnessDir },
     createLogger('silent'),
   );
   const t0 = performance.now();
   await pool.start();
   const startMs = performance.now() - t0;
-  const pages = [...(pool as unknown as { livePages: Set<{ load(ms: number, reset: boolean): Promise<void>; page: { metrics(): Promise<{ JSHeapUsedSize?: number }> } }> }).livePages];
+  const pages = [...pool.livePages()];
   const heaps = await Promise.all(pages.map(async (rp) => (await rp.page.metrics()).JSHeapUsedSize ?? 0));
   // a page reset (a harness load on a warm page), sequentially: the cost each reset pays
   const loads: number[] = [];

@@ -1,13 +1,13 @@
 // Each Chart.js 4 chart-type plugin example drawn as SVG, rasterised by Chromium, against its PNG:
 // the share of pixels that differ (pixelmatch threshold 0.1). node --import tsx bench/plugins-svg.ts
-import { PagePool } from '../src/render/pool.js';
+import { Renderer } from '../src/render/renderer.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { launchBrowser } from '../src/render/browser.js';
 import { diffRatio } from '../test/helpers/images.js';
 import { PLUGIN_EXAMPLES } from '../test/helpers/pluginExamples.js';
 const c = loadConfig({ LOG_LEVEL: 'silent' });
-const pool = new PagePool({ chromiumPath: c.chromiumPath, size: 1, renderTimeoutMs: 20000, acquireTimeoutMs: 20000, maxQueue: 10, pageMaxRenders: 1000 }, createLogger('silent'));
+const pool = new Renderer({ chromiumPath: c.chromiumPath, size: 1, renderTimeoutMs: 20000, acquireTimeoutMs: 20000, maxQueue: 10, pageMaxRenders: 1000 }, createLogger('silent'));
 await pool.start();
 const lb = await launchBrowser({ chromiumPath: c.chromiumPath }, createLogger('silent'));
 const page = await lb.browser.newPage();

@@ -15,7 +15,7 @@ import { httpVersionBench, versionBench, type HttpVersionBench, type VersionBenc
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startPool } from '../src/main.js';
-import type { PageRequest } from '../src/render/pool.js';
+import type { PageRequest } from '../src/render/renderer.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const PEER_ONLY = process.env.BENCH_PEER_ONLY === '1';

@@ -5,7 +5,7 @@
 import { load, loadSamples } from './lib.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { PagePool, type PageRequest } from '../src/render/pool.js';
+import { Renderer, type PageRequest } from '../src/render/renderer.js';
 
 export interface VersionBench {
   /** 1 in flight, ms per render (end to end through the pool: wire, page, PNG). */
@@ -77,7 +77,7 @@ function stats(ms: number[]): { p50Ms: number; meanMs: number; n: number } {
   return { p50Ms: r(sorted[Math.floor(sorted.length / 2)]!), meanMs: r(ms.reduce((a, b) => a + b, 0) / ms.length), n: ms.length };
 }
 
-async function timed(pool: PagePool, req: PageRequest): Promise<number> {
+async function timed(pool: Renderer, req: PageRequest): Promise<number> {
   const t = performance.now();
   await pool.render(req);
   return performance.now() - t;
@@ -86,7 +86,7 @@ async function timed(pool: PagePool, req: PageRequest): Promise<number> {
 export async function versionBench(opts: { n?: number; coldSamples?: number } = {}): Promise<VersionBench> {
   const n = opts.n ?? 300;
   const cfg = loadConfig({});
-  const pool = new PagePool(
+  const pool = new Renderer(
     { chromiumPath: cfg.chromiumPath, size: 2, renderTimeoutMs: 10000, acquireTimeoutMs: 30000, maxQueue: 100, pageMaxRenders: 100000, versionIdleMs: 300 },
     createLogger('warn'),
   );

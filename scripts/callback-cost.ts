@@ -1,6 +1,6 @@
 // What a callback render costs next to the same render without callbacks, through
-// PagePool.render, at 1 and at 4 in flight. Usage: node --import tsx scripts/callback-cost.ts [seconds]
-import { PagePool } from '../src/render/pool.js';
+// Renderer.render, at 1 and at 4 in flight. Usage: node --import tsx scripts/callback-cost.ts [seconds]
+import { Renderer } from '../src/render/renderer.js';
 import { createLogger } from '../src/log.js';
 import { loadConfig } from '../src/config.js';
 
@@ -24,7 +24,7 @@ const req = (mode: Mode) => ({
   watermark: null,
 });
 
-async function run(pool: PagePool, mode: Mode, c: number): Promise<{ rps: number; p50: number; p95: number }> {
+async function run(pool: Renderer, mode: Mode, c: number): Promise<{ rps: number; p50: number; p95: number }> {
   const lat: number[] = [];
   const end = performance.now() + seconds * 1000;
   await Promise.all(
@@ -42,7 +42,7 @@ async function run(pool: PagePool, mode: Mode, c: number): Promise<{ rps: number
 }
 
 const cfg = loadConfig({ ...process.env, LOG_LEVEL: 'error' } as NodeJS.ProcessEnv);
-const pool = new PagePool(
+const pool = new Renderer(
   { chromiumPath: cfg.chromiumPath, size: 2, renderTimeoutMs: 10000, acquireTimeoutMs: 30000, maxQueue: 100, pageMaxRenders: 100000 },
   createLogger('error'),
 );

@@ -10,7 +10,7 @@ import { describeStore, masterKeyOf, openStore } from './store/open.js';
 import { startTracing } from './tracing.js';
 import { openRedis } from './store/redis/index.js';
 import type { SharedFlights } from './store/redis/flights.js';
-import { PagePool } from './render/pool.js';
+import { Renderer } from './render/renderer.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
 import { AccountService } from './services/accounts.js';
 import { systemClock, type Clock } from './clock.js';
@@ -59,7 +59,7 @@ export interface Services {
   config: Config;
   log: Logger;
   store: Store;
-  pool: PagePool;
+  pool: Renderer;
   clock: Clock;
   accounts: AccountService;
   renderer: RenderService;
@@ -108,8 +108,8 @@ export interface StartOptions {
 }
 
 /** The engine without HTTP: store, pool and services (CLI render uses the pool alone). */
-export async function startPool(config: Config, log: Logger): Promise<PagePool> {
-  const pool = new PagePool(
+export async function startPool(config: Config, log: Logger): Promise<Renderer> {
+  const pool = new Renderer(
     {
       chromiumPath: config.chromiumPath,
       size: config.poolSize,
@@ -136,7 +136,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const redis = await openRedis(config, base, log);
   const untraced = redis?.store ?? base;
   const store = tracing ? tracing.traceStore(untraced) : untraced;
-  let pool: PagePool | undefined;
+  let pool: Renderer | undefined;
   let configParser: ConfigTextParser | undefined;
   try {
     const masterKey = masterKeyOf(config);

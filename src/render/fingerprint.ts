@@ -87,3 +87,9 @@ export class RendererFingerprint {
     return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(chromiumVersion), fonts: await fontsHash(fontsDir) });
   }
 }
+
+/** What a running browser draws with: `browserVersion` is browser.version(); `fonts` the
+ *  fontsHash() started while the browser launched. */
+export async function fingerprintOf(browserVersion: Promise<string>, fonts: Promise<string>): Promise<RendererFingerprint> {
+  return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(await browserVersion), fonts: await fonts });
+}

@@ -1,116 +1,49 @@
-// The pool of pre-warmed Chromium pages: the browser behind it, the page factory, leasing through
-// the admission gate, reset and recycling. Why: docs/decisions/0007-crash-only-browser.md.
+// The pool of pre-warmed Chromium pages, and leasing them: a slot of the admission gate, then a
+// page of the request's Chart.js version (affinity.ts), then the page back, reset or replaced.
+// Pages come from the page factory (pageFactory.ts), the browser from the supervisor
+// (supervisor.ts). Why: docs/decisions/0007-crash-only-browser.md, 0020-render-in-parts.md.
 import genericPool, { type Pool } from 'generic-pool';
-import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
-import { launchBrowser, type LaunchedBrowser, type SandboxMode } from './browser.js';
 import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admission.js';
-import { CHARTJS_VERSIONS, HARNESS_ORIGIN, loadHarnessFiles, type ChartjsVersion, type HarnessFile } from './harness.js';
-import { RenderError, RenderPage, WARMUP, quietDomains, sleep, toWire, withDeadline, type PageRequest, type PageResult } from './page.js';
-import { DocumentPrinter } from './printer.js';
-import { RendererFingerprint, chartjsVersions, fontsHash, parseChromiumVersion } from './fingerprint.js';
-import { prepareFonts, type PreparedFonts } from './fonts.js';
+import { VersionAffinity, DEFAULT_CHARTJS, VERSION_IDLE_MS } from './affinity.js';
+import type { PageFactory } from './pageFactory.js';
+import type { ChartjsVersion } from './harness.js';
+import { RenderError, sleep, toWire, withDeadline, type PageRequest, type PageResult, type RenderPage } from './page.js';
 import type { Logger } from '../log.js';
-import type { MemoryWallStatus } from './cgroup.js';
 import { tracer, type SpanAttributes } from '../tracing.js';
 
-export { RenderError, type PageRequest, type PageResult } from './page.js';
-
-export interface PoolOptions {
-  chromiumPath: string;
+export interface LeaseOptions {
   size: number;
   renderTimeoutMs: number;
   acquireTimeoutMs: number;
   maxQueue: number;
-  pageMaxRenders: number;
-  harnessDir?: string;
-  /** Invoice PDFs printed at once (each on its own short-lived page); default 1. */
-  maxPrints?: number;
-  /** Prints allowed to wait for one of those; default 8. */
-  maxPrintQueue?: number;
   /** Config texts from this length on cross CDP deflated (default DEFLATE_FROM). */
   deflateFrom?: number;
-  /** Pages of Chart.js 2 or 3 go back to Chart.js 4 once their version had no request for this
-   *  long (default VERSION_IDLE_MS). */
+  /** Default VERSION_IDLE_MS (affinity.ts). */
   versionIdleMs?: number;
-  /** How long a request waits for a busy page of its version before switching another page
-   *  (default VERSION_WAIT_MS). */
+  /** Default VERSION_WAIT_MS (affinity.ts). */
   versionWaitMs?: number;
-  /** The cgroup around Chromium (cgroup.ts); absent: none is made. */
-  memoryWall?: { memoryMb: number; pidsMax: number };
   /** MB of typed arrays, canvases and images caller code may allocate per render (alloc-guard.js). */
   renderMemoryMb?: number;
-  /** FONTS_DIR: fonts every page can draw with (src/render/fonts.ts); null or absent: system fonts. */
-  fontsDir?: string | null;
 }
 
-/** Chart.js 4 is what a page loads first, and where an idle page of another version returns. */
-export const DEFAULT_CHARTJS: ChartjsVersion = 4;
-export const VERSION_IDLE_MS = 60000;
-/** The in-page allocation budget when none is set: alloc-guard.js's own default. */
-export const DEFAULT_RENDER_MEMORY_MB = 256;
-/** How long a request waits for a busy page of its version before switching another page: about
- *  what a switch costs (a harness load), several renders' worth. */
-export const VERSION_WAIT_MS = 150;
+/** What the pool learns from the browser's memory wall around a render. */
+export interface MemoryWatch {
+  oomKills(): number;
+  overMemory(): RenderError;
+}
+
 /** How long the reset of a page whose render was interrupted may take before it is replaced. */
 export const INTERRUPTED_RESET_MS = 2000;
-
-export interface PoolStats {
-  size: number;
-  available: number;
-  borrowed: number;
-  pending: number;
-  browserRestarts: number;
-  pagesCreated: number;
-  pagesDestroyed: number;
-  queueRejections: number;
-  browserConnected: boolean;
-  /** Pages whose renderer process crashed or was killed (each is replaced). */
-  pagesCrashed?: number;
-  /** Renders started on a page (requests that left the queue never count). */
-  renders?: number;
-  /** Pages reloaded after a render whose functions were not all proven pure. */
-  pageResets?: number;
-  /** Renders stopped at their deadline by interrupting their script (then the page is reset, or
-   *  replaced when the script did not stop). */
-  renderInterrupts?: number;
-  /** The admission queue in front of the pages (see admission.ts). */
-  admission?: AdmissionStats;
-  /** How Chromium is contained (browser.ts); absent before the first launch. */
-  renderer?: RendererInfo;
-  /** Document prints (invoice PDFs) running and waiting, and how many ran. */
-  prints?: { running: number; waiting: number; printed: number };
-  /** Live pages per Chart.js major version. */
-  versions?: Record<ChartjsVersion, number>;
-  /** Pages loaded with another Chart.js version's harness (both ways). */
-  versionSwitches?: number;
-  /** The memory wall: Chromium's cgroup and the in-page allocation budget. */
-  memoryWall?: MemoryWallStatus & { renderBudgetMb: number };
-}
-
-export interface RendererInfo {
-  /** on: Chromium's sandbox is active; off: --no-sandbox (a warning). */
-  sandbox: 'on' | 'off';
-  /** setpriv: started as an unprivileged user by a root service; sandbox: as the service's own user. */
-  mode: SandboxMode;
-  /** The user id Chromium runs as. */
-  uid: number;
-  /** What draws the images (Chart.js 4, Chromium, fonts), as X-Chartshot-Renderer says it. */
-  fingerprint?: string;
-}
 
 // Every lease is given back in `finally`; a page that failed, timed out or crashed
 // is destroyed, a page that ran caller code is reset (page.ts) before anyone else may use it
 // (unless every function was proven pure by renderer-page/pure.js and the page found nothing
 // left behind: then it is reused at once), and pages recycle after a staggered number of
-// renders. Page mechanics live in page.ts, invoice printing in printer.ts.
+// renders.
 export class PagePool {
   private pool!: Pool<RenderPage>;
-  private files: Map<string, HarnessFile>;
-  private current: LaunchedBrowser | null = null;
-  private launching: Promise<LaunchedBrowser> | null = null;
   private closing = false;
-  private nextPageId = 1;
-  private counters = { browserRestarts: 0, pagesCreated: 0, pagesDestroyed: 0, queueRejections: 0, pagesCrashed: 0, renders: 0, pageResets: 0, versionSwitches: 0, renderInterrupts: 0 };
+  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0 };
   /**
    * Who may lease a page next. generic-pool's own queue is strictly FIFO and only refuses when
    * full or when the wait ran out; the gate in front of it holds one slot per page, serves
@@ -120,54 +53,30 @@ export class PagePool {
    * (only while a page is being re-created after a crash or a recycle).
    */
   private readonly gate: AdmissionGate;
-  /** Invoice prints: a gate of their own (default one at a time), so a burst of downloads
-   *  opens at most that many extra pages and never takes a render's page. */
-  private readonly printer: DocumentPrinter;
-  /** The sandbox mode the first launch settled on (relaunches reuse it), and Chromium's uid. */
-  private sandboxMode: SandboxMode | undefined;
-  private chromiumUid = -1;
-  private memoryWall: MemoryWallStatus | undefined;
-  private readonly livePages = new Set<RenderPage>();
-  /** Pages out of generic-pool (leased, being reset or switched); the rest of livePages is idle. */
-  private readonly leased = new Set<RenderPage>();
-  /** When each Chart.js version was last asked for (performance.now()). */
-  private readonly lastAsked = new Map<ChartjsVersion, number>();
+  readonly versions: VersionAffinity;
   private sweepTimer: NodeJS.Timeout | undefined;
-  private print: RendererFingerprint | null = null;
-  /** Leased pages chosen to be switched to another version (counted as that version's). */
-  private readonly switching = new Map<RenderPage, ChartjsVersion>();
-  /** Requests waiting for a page of their version to come back (see takePage). */
-  private readonly versionWaiters = new Set<{ version: ChartjsVersion; wake: () => void }>();
-  /** Chromium's fontconfig file and the fonts it names (written at start, removed at close). */
-  private fonts: PreparedFonts | null = null;
-  /** Profile directories of every browser this pool launched (tests look for leftovers). */
-  readonly profiles: string[] = [];
 
   constructor(
-    private readonly opts: PoolOptions,
+    private readonly opts: LeaseOptions,
+    private readonly factory: PageFactory,
+    private readonly memory: MemoryWatch,
     private readonly log: Logger,
   ) {
-    this.files = loadHarnessFiles(opts.harnessDir);
     this.gate = new AdmissionGate({ slots: opts.size, maxQueue: opts.maxQueue, maxWaitMs: opts.acquireTimeoutMs });
-    this.printer = new DocumentPrinter(
-      { maxPrints: opts.maxPrints, maxPrintQueue: opts.maxPrintQueue, acquireTimeoutMs: opts.acquireTimeoutMs },
-      async () => (await this.browser()).browser,
-    );
+    const source = { acquire: () => this.pool.acquire(), release: (rp: RenderPage) => this.pool.release(rp), available: () => this.pool.available };
+    this.versions = new VersionAffinity(source, factory.live, opts);
   }
 
-  /** Launches the browser and pre-warms every page; resolves when the pool is full. */
+  /** Pre-warms every page; resolves when the pool is full. */
   async start(): Promise<void> {
-    // Chromium's fontconfig file first (every launch, relaunches too, reads it); the font files
-    // are listed while the browser starts: off the request path, once
-    this.fonts = await prepareFonts(this.opts.fontsDir ?? null);
-    const fonts = fontsHash(this.opts.fontsDir ?? null);
-    const lb = await this.browser();
-    this.print = new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(await lb.browser.version()), fonts: await fonts });
     this.pool = genericPool.createPool<RenderPage>(
       {
-        create: () => this.createPage(),
-        destroy: (rp) => this.destroyPage(rp),
-        validate: async (rp) => !rp.dead && !rp.page.isClosed() && this.current?.browser.connected === true,
+        create: () => this.factory.create(),
+        destroy: (rp) => {
+          this.versions.forget(rp);
+          return this.factory.destroy(rp);
+        },
+        validate: (rp) => this.factory.validate(rp),
       },
       {
         min: this.opts.size,
@@ -193,117 +102,6 @@ export class PagePool {
     this.sweepTimer.unref();
   }
 
-  private browser(): Promise<LaunchedBrowser> {
-    if (this.current?.browser.connected) return Promise.resolve(this.current);
-    if (this.closing) return Promise.reject(new Error('pool is closing'));
-    if (!this.launching) {
-      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath, sandbox: this.sandboxMode, memoryWall: this.opts.memoryWall, fontconfigFile: this.fonts?.configFile }, this.log)
-        .then((lb) => {
-          this.sandboxMode = lb.sandbox;
-          this.chromiumUid = lb.uid;
-          // kept while a relaunch is under way: /v1/status still says what the wall is
-          this.memoryWall = lb.memoryWall;
-          this.current = lb;
-          this.profiles.push(lb.profileDir);
-          this.watch(lb);
-          return lb;
-        })
-        .finally(() => {
-          this.launching = null;
-        });
-    }
-    return this.launching;
-  }
-
-  private watch(lb: LaunchedBrowser): void {
-    const b: Browser = lb.browser;
-    b.on('disconnected', () => {
-      if (this.current === lb) this.current = null;
-      for (const rp of this.livePages) if (rp.page.browser() === b) rp.markDead('browser disconnected');
-      if (this.closing) return;
-      this.counters.browserRestarts++;
-      this.log.error({ pid: lb.pid }, 'browser disconnected; relaunching');
-      void lb.close();
-      // Relaunch at once so the pool refills before the next request needs a page.
-      this.browser().catch((err) => this.log.error({ err }, 'browser relaunch failed'));
-    });
-    // A config may open popups or new targets: close anything that is not one of ours.
-    b.on('targetcreated', (t) => {
-      if (t.type() !== 'page' || !t.opener()) return;
-      void t.page().then((p) => p?.close()).catch(() => {});
-    });
-  }
-
-  private async createPage(): Promise<RenderPage> {
-    let context: BrowserContext | undefined;
-    try {
-      const lb = await this.browser();
-      // One browser context per page: pages running at the same time share no storage, cookies,
-      // caches or service workers (the default context would share them all).
-      context = await withDeadline(lb.browser.createBrowserContext(), 15000, 'new context');
-      const page: Page = await withDeadline(context.newPage(), 15000, 'new page');
-      const id = this.nextPageId++;
-      // Stagger recycling so the pages never all reload at once.
-      const maxRenders = Math.round(this.opts.pageMaxRenders * (1 + ((id % this.opts.size) / this.opts.size) * 0.5));
-      const cdp = await page.createCDPSession();
-      const rp = new RenderPage(id, context, page, cdp, maxRenders, this.opts.renderTimeoutMs);
-      page.on('error', (err) => {
-        // A renderer crash (memory bomb, killed process): evaluates on it would hang, and
-        // isClosed() stays false, so the page is marked dead here and replaced on return.
-        if (!rp.dead) this.counters.pagesCrashed++;
-        rp.markDead(`page crashed: ${err.message}`);
-      });
-      page.on('close', () => rp.markDead('page closed'));
-      page.on('popup', (p) => void p?.close().catch(() => {}));
-      await page.setRequestInterception(true);
-      page.on('request', (req) => this.intercept(req));
-      // every document of the page, iframes caller code creates included: no console, no network APIs
-      await page.evaluateOnNewDocument(this.files.get('/lockdown.js')!.body.toString('utf8'));
-      // and the allocation budget: an iframe's realm counts into its page's budget
-      await page.evaluateOnNewDocument(this.files.get('/alloc-guard.js')!.body.toString('utf8'));
-      await quietDomains(page);
-      await rp.load(15000, false);
-      await rp.render(await toWire(WARMUP));
-      await rp.render(await toWire({ ...WARMUP, format: 'svg' }));
-      this.livePages.add(rp);
-      this.counters.pagesCreated++;
-      return rp;
-    } catch (err) {
-      this.log.error({ err }, 'page creation failed');
-      if (context) await withDeadline(context.close(), 3000, 'context close').catch(() => {});
-      // generic-pool retries a failed create at once; a delay keeps that from starving the event loop.
-      await sleep(500);
-      throw err;
-    }
-  }
-
-  private intercept(req: HTTPRequest): void {
-    const url = req.url();
-    if (url.startsWith(HARNESS_ORIGIN + '/')) {
-      const path = new URL(url).pathname;
-      const file = this.files.get(path);
-      if (file) {
-        void req.respond({ status: 200, contentType: file.contentType, body: file.body }).catch(() => {});
-        return;
-      }
-    }
-    void req.abort('blockedbyclient').catch(() => {});
-  }
-
-  private async destroyPage(rp: RenderPage): Promise<void> {
-    this.livePages.delete(rp);
-    this.leased.delete(rp);
-    this.switching.delete(rp);
-    this.counters.pagesDestroyed++;
-    rp.markDead('destroyed');
-    try {
-      // Closing the context closes its page and drops everything it stored.
-      await withDeadline(rp.context.close(), 3000, 'context close');
-    } catch {
-      /* the browser may already be gone; nothing is left to free */
-    }
-  }
-
   /**
    * A slot of the gate for `owner`, then a page. The slot is given back by giveBack(), or here
    * when no page comes (generic-pool's acquire timeout: the pool is refilling after a crash).
@@ -325,7 +123,7 @@ export class PagePool {
     let rp: RenderPage;
     try {
       if (this.closing) throw new Error('shutting down');
-      rp = await this.takePage(version);
+      rp = await this.versions.take(version);
     } catch (err) {
       this.gate.leave();
       this.counters.queueRejections++;
@@ -340,97 +138,6 @@ export class PagePool {
     return rp;
   }
 
-  private idleOf(version: ChartjsVersion): number {
-    let n = 0;
-    for (const rp of this.livePages) if (rp.version === version && !rp.dead && !this.leased.has(rp)) n++;
-    return n;
-  }
-
-  /**
-   * A page from generic-pool, of `version` when an idle one exists. generic-pool hands out the
-   * page returned last and cannot be asked for a kind: while an idle page of the version is
-   * still in it, the pages handed out first are held aside and given back at once (a few ms,
-   * and only when versions are mixed). Otherwise the first page is returned as it is and
-   * render() loads the version's harness on it.
-   */
-  private async takePage(version: ChartjsVersion, mayWait = true): Promise<RenderPage> {
-    const first = await this.pool.acquire();
-    this.leased.add(first);
-    if (first.version === version) return first;
-    const aside: RenderPage[] = [];
-    let found: RenderPage | undefined;
-    try {
-      while (!found && this.idleOf(version) > 0 && this.pool.available > 0) {
-        const next = await this.pool.acquire();
-        this.leased.add(next);
-        if (next.version === version) found = next;
-        else aside.push(next);
-      }
-    } catch (err) {
-      this.putBack(first);
-      throw err;
-    } finally {
-      for (const rp of aside) this.putBack(rp);
-    }
-    if (found) {
-      this.putBack(first);
-      return found;
-    }
-    // Under load with mixed versions every lease would switch a page (about 150 ms each, against
-    // a few ms a render): when a page of the version is busy, wait a little for it instead.
-    if (mayWait && this.busyOf(version) > 0) {
-      this.putBack(first);
-      await this.pageBack(version, this.opts.versionWaitMs ?? VERSION_WAIT_MS);
-      return this.takePage(version, false);
-    }
-    // decided here, synchronously: a request deciding at the same time sees this page as busy
-    // with the version and waits for it rather than switching a second page
-    this.switching.set(first, version);
-    return first;
-  }
-
-  private busyOf(version: ChartjsVersion): number {
-    let n = 0;
-    for (const rp of this.leased) if ((this.switching.get(rp) ?? rp.version) === version && !rp.dead) n++;
-    return n;
-  }
-
-  /** Resolves when a page of `version` is given back to generic-pool, or after ms. */
-  private pageBack(version: ChartjsVersion, ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const w = {
-        version,
-        wake: () => {
-          clearTimeout(timer);
-          this.versionWaiters.delete(w);
-          resolve();
-        },
-      };
-      const timer = setTimeout(w.wake, ms);
-      this.versionWaiters.add(w);
-    });
-  }
-
-  /** A page taken from generic-pool but not used: back at once, with no reset. */
-  private putBack(rp: RenderPage): void {
-    this.leased.delete(rp);
-    this.switching.delete(rp);
-    void this.pool.release(rp).catch(() => {});
-  }
-
-  /** Loads `version`'s harness on a page of another version (a clean page: no storage to wipe). */
-  private async switchVersion(rp: RenderPage, version: ChartjsVersion): Promise<void> {
-    this.counters.versionSwitches++;
-    try {
-      await rp.load(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), false, version);
-    } catch (err) {
-      rp.markDead('version switch failed');
-      throw new RenderError('crash', `the Chart.js ${version} page did not load: ${(err as Error).message}`);
-    } finally {
-      this.switching.delete(rp);
-    }
-  }
-
   /**
    * Pages of a version nobody asked for within idleMs go back to the default version, one at a
    * time, and only through a slot of the gate that is free while nobody waits: it never takes a
@@ -438,24 +145,20 @@ export class PagePool {
    */
   private async sweepVersions(idleMs: number): Promise<void> {
     if (this.closing || !this.pool) return;
-    const now = performance.now();
-    for (const v of CHARTJS_VERSIONS) {
-      if (v === DEFAULT_CHARTJS || now - (this.lastAsked.get(v) ?? -Infinity) < idleMs || this.idleOf(v) === 0) continue;
-      if (!this.gate.tryEnter()) return;
-      let rp: RenderPage | undefined;
-      try {
-        rp = await this.takePage(v, false);
-        if (rp.version === v) await this.switchVersion(rp, DEFAULT_CHARTJS);
-      } catch (err) {
-        if (!rp) {
-          this.gate.leave();
-          return;
-        }
-        this.log.warn({ err }, 'switching a page back to the default Chart.js version failed');
+    const v = this.versions.idleVersion(idleMs);
+    if (v === undefined || !this.gate.tryEnter()) return;
+    let rp: RenderPage | undefined;
+    try {
+      rp = await this.versions.take(v, false);
+      if (rp.version === v) await this.versions.switchVersion(rp, DEFAULT_CHARTJS);
+    } catch (err) {
+      if (!rp) {
+        this.gate.leave();
+        return;
       }
-      if (rp) void this.giveBack(rp, false, undefined);
-      return;
+      this.log.warn({ err }, 'switching a page back to the default Chart.js version failed');
     }
+    if (rp) void this.giveBack(rp, false, undefined);
   }
 
   /**
@@ -465,7 +168,7 @@ export class PagePool {
    */
   async render(req: PageRequest, owner = '', signal?: AbortSignal): Promise<PageResult> {
     const version = req.chartjs ?? DEFAULT_CHARTJS;
-    this.lastAsked.set(version, performance.now());
+    this.versions.asked(version);
     const wire = await toWire(this.opts.renderMemoryMb ? { ...req, memoryBudgetMb: this.opts.renderMemoryMb } : req, this.opts.deflateFrom);
     const rp = await tracer().span('admission wait', { 'chartshot.chartjs': version }, async (span) => {
       const asked = performance.now();
@@ -476,11 +179,11 @@ export class PagePool {
     const leased = performance.now();
     let reset = true;
     try {
-      if (rp.version !== version) await this.switchVersion(rp, version);
+      if (rp.version !== version) await this.versions.switchVersion(rp, version);
       this.counters.renders++;
-      const oomBefore = this.oomKills();
+      const oomBefore = this.memory.oomKills();
       const res = await tracer().span('page render', pageAttributes(req, rp.id), () => rp.render(wire, req.deadlineMs)).catch((err: unknown) => {
-        throw this.oomKills() > oomBefore ? this.overMemory() : err;
+        throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
       });
       rp.renders++;
       // no caller code ran, or all of it was proven pure and left nothing behind
@@ -492,34 +195,17 @@ export class PagePool {
     }
   }
 
-  /** Processes of Chromium the kernel's OOM killer ended inside its cgroup (0 without one). */
-  private oomKills(): number {
-    return this.current?.cgroup?.oomKills() ?? 0;
-  }
-
-  /** A renderer ended by the cgroup's OOM killer during a render: a clear error, not a crash. */
-  private overMemory(): RenderError {
-    const mb = this.current?.memoryWall.limitMb;
-    return new RenderError('memory', `the render exceeded Chromium's memory limit (CHROMIUM_MEMORY_MB = ${mb} MB) and its renderer was stopped`);
-  }
-
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
   async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
     const version = req.chartjs ?? DEFAULT_CHARTJS;
     const rp = await this.acquire('', undefined, version);
     try {
-      if (rp.version !== version) await this.switchVersion(rp, version);
+      if (rp.version !== version) await this.versions.switchVersion(rp, version);
       return await rp.floor(req, n);
     } finally {
       // n renders in one lease: not a sample of the usual hold time
       void this.giveBack(rp, false, undefined);
     }
-  }
-
-  /** An invoice printed to PDF by the same browser (printer.ts). */
-  pdfFromHtml(html: string, owner = '', timeoutMs = 15000): Promise<Buffer> {
-    if (this.closing) return Promise.reject(new RenderError('busy', 'shutting down'));
-    return this.printer.pdfFromHtml(html, owner, timeoutMs);
   }
 
   /** Returns (or replaces) a page, then frees its gate slot: exactly once per lease. `leased`
@@ -549,15 +235,7 @@ export class PagePool {
           return;
         }
       }
-      this.leased.delete(rp);
-      this.switching.delete(rp);
-      await this.pool.release(rp);
-      for (const w of this.versionWaiters) {
-        if (w.version === rp.version) {
-          w.wake();
-          break;
-        }
-      }
+      await this.versions.release(rp);
     } catch (err) {
       this.log.error({ err }, 'returning a page to the pool failed');
     } finally {
@@ -565,67 +243,27 @@ export class PagePool {
     }
   }
 
-  stats(): PoolStats {
+  /** Pages in and out of the pool and the queue in front of it. */
+  stats(): { available: number; borrowed: number; pending: number; admission: AdmissionStats } {
+    const admission = this.gate.stats();
     return {
-      size: this.opts.size,
       available: this.pool?.available ?? 0,
       borrowed: this.pool?.borrowed ?? 0,
       // requests waiting for a page: in the gate's queue, or (after a crash) for a new page
-      pending: (this.pool?.pending ?? 0) + this.gate.stats().waiting,
-      ...this.counters,
-      browserConnected: this.current?.browser.connected === true,
-      admission: this.gate.stats(),
-      ...(this.sandboxMode && { renderer: this.rendererInfo() }),
-      ...(this.memoryWall && { memoryWall: { ...this.memoryWall, renderBudgetMb: this.opts.renderMemoryMb ?? DEFAULT_RENDER_MEMORY_MB } }),
-      prints: this.printer.stats(),
-      versions: this.versionCounts(),
+      pending: (this.pool?.pending ?? 0) + admission.waiting,
+      admission,
     };
   }
 
-  private versionCounts(): Record<ChartjsVersion, number> {
-    const out: Record<ChartjsVersion, number> = { 2: 0, 3: 0, 4: 0 };
-    for (const rp of this.livePages) if (!rp.dead) out[rp.version]++;
-    return out;
-  }
-
-  private rendererInfo(): RendererInfo {
-    const info: RendererInfo = { sandbox: this.sandboxMode === 'off' ? 'off' : 'on', mode: this.sandboxMode!, uid: this.chromiumUid };
-    if (this.print) info.fingerprint = this.print.header();
-    return info;
-  }
-
-  /** What draws this pool's images; known once start() resolved. */
-  fingerprint(): RendererFingerprint {
-    if (!this.print) throw new Error('pool not started');
-    return this.print;
-  }
-
-  /** The running browser's launch (pid, cgroup), for tests and diagnostics. */
-  currentLaunch(): LaunchedBrowser | null {
-    return this.current;
-  }
-
-  /** The running browser, for tests and diagnostics that count its targets or inspect pages. */
-  currentBrowser(): Browser | null {
-    return this.current?.browser ?? null;
-  }
-
+  /** Whoever still waits for a page gets a clean 503 now; leased pages are awaited (up to
+   *  15 s), then every page is closed. */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     clearInterval(this.sweepTimer);
-    // Whoever still waits for a page gets a clean 503 now rather than a drained pool later.
     this.gate.close();
-    this.printer.close();
-    if (this.pool) {
-      await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) =>
-        this.log.warn({ err }, 'pool drain incomplete'),
-      );
-    }
-    const lb = this.current ?? (this.launching ? await this.launching.catch(() => null) : null);
-    this.current = null;
-    await lb?.close();
-    this.fonts?.remove();
+    if (!this.pool) return;
+    await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) => this.log.warn({ err }, 'pool drain incomplete'));
   }
 }
 

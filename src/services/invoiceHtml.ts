@@ -1,5 +1,5 @@
 // The invoice as a self-contained HTML document (no scripts, no external resources), printed to
-// PDF by Chromium (PagePool.pdfFromHtml).
+// PDF by Chromium (Renderer.pdfFromHtml).
 import type { Account } from '../store/types.js';
 import type { Invoice } from '../store/metering.js';
 

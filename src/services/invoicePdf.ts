@@ -1,7 +1,7 @@
 // Invoice PDFs: printed once per invoice status, then served from the store; concurrent downloads
 // of one document share one print.
 import { serviceUnavailable } from '../errors.js';
-import { RenderError } from '../render/pool.js';
+import { RenderError } from '../render/renderer.js';
 import type { Account, ImageStore } from '../store/types.js';
 import type { Invoice } from '../store/metering.js';
 import type { Clock } from '../clock.js';

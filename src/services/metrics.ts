@@ -2,7 +2,7 @@
 // pool figures are read from the pool at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Format } from '../chart/plans.js';
-import type { PoolStats } from '../render/pool.js';
+import type { PoolStats } from '../render/renderer.js';
 import type { RenderObserver } from './render.js';
 import type { CacheObserver, CacheTier } from './imageCache.js';
 

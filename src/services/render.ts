@@ -1,6 +1,6 @@
 // The render use case: coalesce identical requests, render through the pool, encode.
-import type { PagePool } from '../render/pool.js';
-import { RenderError } from '../render/pool.js';
+import type { Renderer } from '../render/renderer.js';
+import { RenderError } from '../render/renderer.js';
 import { pngToPdf } from '../render/pdf.js';
 import { configJsonOf, renderDigest, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
@@ -78,7 +78,7 @@ export class RenderService {
   private readonly inFlight = new Flights<Omit<RenderedImage, 'coalesced' | 'digest'>>();
 
   constructor(
-    private readonly pool: PagePool,
+    private readonly pool: Renderer,
     private readonly observer?: RenderObserver,
     private readonly opts: RenderServiceOptions = {},
   ) {}

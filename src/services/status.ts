@@ -1,6 +1,6 @@
 // GET /v1/status: is the service able to render right now? Judged by the browser, the pool and a
 // tiny probe render, never by waiting behind real work.
-import type { PageRequest, PageResult, PoolStats, RendererInfo } from '../render/pool.js';
+import type { PageRequest, PageResult, PoolStats, RendererInfo } from '../render/renderer.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export interface StatusReport {

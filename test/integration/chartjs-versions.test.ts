@@ -8,7 +8,7 @@ import { decodePng, pixel } from '../helpers/images.js';
 import type { RenderRequest } from '../../src/chart/request.js';
 import { PDFDocument } from 'pdf-lib';
 import { AppError } from '../../src/errors.js';
-import { PagePool, type PageRequest, type PoolOptions } from '../../src/render/pool.js';
+import { Renderer, type PageRequest, type PoolOptions } from '../../src/render/renderer.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 
@@ -290,9 +290,9 @@ describe('Chart.js 2 and 3 beside 4', function () {
   });
 
   describe('the pool across versions', () => {
-    const pools: PagePool[] = [];
-    async function startPool(opts: Partial<PoolOptions>): Promise<PagePool> {
-      const pool = new PagePool(
+    const pools: Renderer[] = [];
+    async function startPool(opts: Partial<PoolOptions>): Promise<Renderer> {
+      const pool = new Renderer(
         { chromiumPath: loadConfig({}).chromiumPath, size: 2, renderTimeoutMs: 3000, acquireTimeoutMs: 30000, maxQueue: 50, pageMaxRenders: 1000, ...opts },
         createLogger('silent'),
       );

@@ -184,7 +184,7 @@ describe('containment: bounded output that cannot script', function () {
   describe('console and network floods', () => {
     /** Bytes of page events (console, errors, network, issues, log) that reach Node while `fn` runs. */
     async function eventBytesDuring<T>(fn: () => Promise<T>): Promise<{ result: T; bytes: number }> {
-      const pages = (s.deps.pool as unknown as { livePages: Set<{ page: Page }> }).livePages;
+      const pages = s.deps.pool.livePages();
       let bytes = 0;
       const count = (e: unknown) => {
         bytes += JSON.stringify(e ?? null).length;

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { createLogger } from '../../src/log.js';
 import { startPool } from '../../src/main.js';
-import type { PagePool, PageRequest } from '../../src/render/pool.js';
+import type { Renderer, PageRequest } from '../../src/render/renderer.js';
 import { RenderService } from '../../src/services/render.js';
 import { testConfig, startTestServer, BAR, type TestServer } from '../helpers/server.js';
 import { apiKey, bytes, post } from '../helpers/client.js';
@@ -20,7 +20,7 @@ const log = createLogger('silent');
 describe('deterministic output', function () {
   this.timeout(180_000);
   const first: Record<'png' | 'svg', string> = { png: '', svg: '' };
-  let pool: PagePool | undefined;
+  let pool: Renderer | undefined;
   afterEach(async () => {
     await pool?.close();
     pool = undefined;

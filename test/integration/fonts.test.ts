@@ -5,16 +5,16 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PagePool } from '../../src/render/pool.js';
+import { Renderer } from '../../src/render/renderer.js';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { decodePng } from '../helpers/images.js';
 
 const FONTS_DIR = join('fixtures', 'fonts');
 
-function startPool(fontsDir: string | null): Promise<PagePool> {
+function startPool(fontsDir: string | null): Promise<Renderer> {
   const c = loadConfig({ LOG_LEVEL: 'silent' });
-  const pool = new PagePool(
+  const pool = new Renderer(
     { chromiumPath: c.chromiumPath, size: 1, renderTimeoutMs: 20000, acquireTimeoutMs: 20000, maxQueue: 10, pageMaxRenders: 1000, fontsDir },
     createLogger('silent'),
   );
@@ -22,7 +22,7 @@ function startPool(fontsDir: string | null): Promise<PagePool> {
 }
 
 /** A title in `family` and nothing else of note: the image is the text. */
-async function titleIn(pool: PagePool, family: string): Promise<Buffer> {
+async function titleIn(pool: Renderer, family: string): Promise<Buffer> {
   const config = {
     type: 'bar',
     data: { labels: [], datasets: [{ data: [] }] },
@@ -41,8 +41,8 @@ function inked(png: Buffer): number {
 
 describe('FONTS_DIR and font aliases', function () {
   this.timeout(180000);
-  let plain: PagePool;
-  let withFonts: PagePool;
+  let plain: Renderer;
+  let withFonts: Renderer;
 
   before(async () => {
     [plain, withFonts] = await Promise.all([startPool(null), startPool(FONTS_DIR)]);

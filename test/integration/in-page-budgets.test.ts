@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { startPool } from '../../src/main.js';
-import { RenderError, type PagePool, type PageRequest } from '../../src/render/pool.js';
+import { RenderError, type Renderer, type PageRequest } from '../../src/render/renderer.js';
 import { PAGE_BUDGETS, type PageBudget } from '../../src/render/budgets.js';
 import { RenderService, renderStoppedBy } from '../../src/services/render.js';
 import { AppError } from '../../src/errors.js';
@@ -143,7 +143,7 @@ describe('in-page budgets: the open endpoint and keyless /chart (Chart.js 2, 3, 
 
 describe('in-page budgets on the pool, per Chart.js version; deadlines per caller class', function () {
   this.timeout(180_000);
-  let pool: PagePool;
+  let pool: Renderer;
   before(async () => (pool = await startPool(testConfig({ poolSize: 1, renderTimeoutMs: 4000 }), pino({ level: 'silent' }))));
   after(() => pool?.close());
 

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { inflateRawSync } from 'node:zlib';
 import { createLogger } from '../../src/log.js';
-import { PagePool, type PageRequest } from '../../src/render/pool.js';
+import { Renderer, type PageRequest } from '../../src/render/renderer.js';
 import { DEFLATE_FROM, toWire } from '../../src/render/page.js';
 import { loadConfig } from '../../src/config.js';
 
@@ -26,10 +26,10 @@ const request = (config: Record<string, unknown>, allowFunctions = false): PageR
   watermark: null,
 });
 
-function startPool(deflateFrom?: number): Promise<PagePool> {
+function startPool(deflateFrom?: number): Promise<Renderer> {
   // the pool alone: no data directory
   const c = loadConfig({ LOG_LEVEL: 'silent' });
-  const pool = new PagePool(
+  const pool = new Renderer(
     {
       chromiumPath: c.chromiumPath,
       size: 1,
@@ -61,8 +61,8 @@ describe('large configs', function () {
   });
 
   describe('on real Chromium', () => {
-    let deflating: PagePool;
-    let plain: PagePool;
+    let deflating: Renderer;
+    let plain: Renderer;
     before(async () => {
       [deflating, plain] = await Promise.all([startPool(), startPool(Number.POSITIVE_INFINITY)]);
     });

@@ -9,13 +9,13 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey, bytes, errorOf } from '../helpers/client.js';
-import { groupParents } from '../../src/render/cgroup.js';
-import type { PagePool } from '../../src/render/pool.js';
+import { groupParents } from '../../src/render/cgroupLayout.js';
+import type { Renderer } from '../../src/render/renderer.js';
 
 /** A bar chart with an inline plugin whose afterDraw hook runs `body` (chart in scope). */
 const withAfterDraw = (body: string) => ({ ...BAR, plugins: [{ id: 'p', afterDraw: `function(chart){ ${body} }` }] });
 
-const poolOf = (s: TestServer) => s.deps.pool as unknown as PagePool;
+const poolOf = (s: TestServer) => s.deps.pool as unknown as Renderer;
 
 /** The pids of `root` and all its descendants, from /proc/<pid>/stat. */
 function processTree(root: number): number[] {

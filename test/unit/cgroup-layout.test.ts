@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChromiumCgroup, groupParents } from '../../src/render/cgroup.js';
+import { ChromiumCgroup } from '../../src/render/cgroup.js';
+import { groupParents } from '../../src/render/cgroupLayout.js';
 import { defaultChromiumMemoryMb, loadConfig, ConfigError } from '../../src/config.js';
 
 function tree(files: Record<string, string>): string {

@@ -1,7 +1,7 @@
 // StatusService against a fake pool and store: when is the service healthy, and why not.
 import { expect } from 'chai';
 import { StatusService, type ProbePool } from '../../src/services/status.js';
-import type { PageResult, PoolStats } from '../../src/render/pool.js';
+import type { PageResult, PoolStats } from '../../src/render/renderer.js';
 
 const STATS: PoolStats = {
   size: 2, available: 2, borrowed: 0, pending: 0, browserRestarts: 0, pagesCreated: 2, pagesDestroyed: 0, queueRejections: 0, browserConnected: true,
