@@ -58,3 +58,33 @@ writeFileSync(join(out, 'topologies.js'), `window.ChartshotTopologies={${topoTex
 // svgcanvas ships CommonJS only: wrap it so the page gets a global `svgcanvas`.
 const svg = readFileSync(join(root, 'node_modules/svgcanvas/dist/svgcanvas.js'), 'utf8');
 writeFileSync(join(out, 'svgcanvas.js'), `(function(){var exports={};var module={exports:exports};\n${svg}\n;window.svgcanvas=module.exports&&Object.keys(module.exports).length?module.exports:exports;})();\n`);
+
+// The harness (window.chartshot): its modules, in this order, as one IIFE, so that they share
+// the references saved at load and nothing of theirs is reachable from caller code. The page
+// loads the result as one script (its CSP pins it by hash, src/render/harness.ts).
+const HARNESS_MODULES = [
+  'refs.js', // page globals taken at load, saved built-ins, the limits Node sends (init)
+  'revive.js', // config cleaning and function revival
+  'patches.js', // text patches (template overrides)
+  'plugins.js', // per-chart plugins (background, watermark, datalabels) and type checks
+  'chart-life.js', // sizes, error messages, chart disposal
+  'canvas-cache.js', // the kept canvases
+  'output.js', // PNG and SVG
+  'js-config.js', // JavaScript configs
+  'render.js', // one render, request to result
+  'inflate.js', // deflated configs
+  'api.js', // the benchmark floor, the purity check, window.chartshot
+];
+const harnessDir = join(root, 'renderer-page', 'harness');
+const built = join(root, 'renderer-page', 'built');
+mkdirSync(built, { recursive: true });
+const parts = HARNESS_MODULES.map((name) => `// ---- ${name} ----\n` + readFileSync(join(harnessDir, name), 'utf8').replace(/\r\n?/g, '\n').replace(/^\/\/ @ts-check\n/, ''));
+writeFileSync(
+  join(built, 'harness.js'),
+  '// Built by scripts/vendor.mjs from renderer-page/harness/*.js: edit those.\n' +
+    "// The renderer page's API (window.chartshot), called from Node through CDP with one plain-data\n" +
+    '// request per render (renderer-page/protocol.d.ts). Why it is built this way: docs/decisions/0002-function-string-sandbox.md.\n' +
+    "(function () {\n'use strict';\n" +
+    parts.join('\n') +
+    '})();\n',
+);

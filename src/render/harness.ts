@@ -36,8 +36,8 @@ export function defaultHarnessDir(): string {
 
 export function loadHarnessFiles(dir = defaultHarnessDir()): Map<string, HarnessFile> {
   if (!existsSync(join(dir, 'harness.html'))) throw new Error(`renderer page missing: ${dir}/harness.html`);
-  if (!existsSync(join(dir, 'vendor', 'chart.umd.js')) || !existsSync(join(dir, 'vendor', 'v2', 'chart.js'))) {
-    throw new Error(`renderer-page/vendor is missing: run "npm run build" (scripts/vendor.mjs)`);
+  if (!existsSync(join(dir, 'vendor', 'chart.umd.js')) || !existsSync(join(dir, 'vendor', 'v2', 'chart.js')) || !existsSync(join(dir, 'built', 'harness.js'))) {
+    throw new Error(`renderer-page/vendor or renderer-page/built is missing: run "npm run build" (scripts/vendor.mjs)`);
   }
   const files = new Map<string, HarnessFile>();
   const walk = (d: string) => {

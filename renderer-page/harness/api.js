@@ -1,0 +1,44 @@
+
+async function floor(req, n) {
+  n = Math.max(1, Math.min(10000, n | 0));
+  var ok = true;
+  var t0 = performance.now();
+  for (var i = 0; i < n; i++) {
+    var r = await render(req);
+    if (!r.ok) ok = false;
+  }
+  return { msPerRender: (performance.now() - t0) / n, ok: ok };
+}
+
+// ---- after a render whose functions were all proven pure ---------------------------------
+// pure.js says they could only read and compute; this confirms, for the state a page keeps
+// between renders that can be read at once (globals, storage, cookies, window.name), that
+// nothing was left behind. Any doubt answers false, and the page is reset. Well under 1 ms.
+var ownNames = Object.getOwnPropertyNames;
+var globalsAtLoad = -1;
+function keptNothing() {
+  try {
+    return ownNames(window).length === globalsAtLoad && localStorage.length === 0 && sessionStorage.length === 0 &&
+      document.cookie === '' && window.name === '';
+  } catch (e) {
+    return false;
+  }
+}
+
+// The renderer page's API, called by the Node side through CDP with one plain-data request:
+//   window.chartshot.render({ configJson | configDeflated | config | configJs, width, height, format: 'png'|'svg',
+//                             backgroundColor, allowFunctions, watermark, maxImageBytes, chartjs, devicePixelRatio, textPatches })
+//     -> { ok: true, data, ms, ranFunctions, needsReset } | { ok: false, error, ranFunctions, needsReset, imageBytes? }
+//   (configJson: the config as JSON text; configDeflated: that text raw-deflated, as base64, and
+//    the answer is then a promise; configJs: JavaScript text evaluated in the page, allowFunctions only)
+//   (textPatches: [{path, value}] set after function revival: values stay data)
+//   (devicePixelRatio 1-4: a PNG is width x ratio by height x ratio pixels; an SVG keeps its size)
+//   (needsReset: caller code ran that might have changed the page: reset it before reuse)
+//   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
+//   (budget: { ticks, elements, logDecades } for this render (budgets.js); the answer then has
+//    budget: true when one of them stopped it, and the error names it)
+//   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
+var api = Object.freeze({ render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
+// read-only, but configurable so that loading the harness again in the same realm still works
+Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
+globalsAtLoad = ownNames(window).length;

@@ -1,0 +1,34 @@
+/** The config text of a deflated request (base64 of raw deflate), or null when it is not one. */
+var atobSaved = window.atob;
+function decodeBase64(b64) {
+  if (typeof fromBase64 === 'function') return apply(fromBase64, Uint8Array, [b64]);
+  // Chromium before 140 has no Uint8Array.fromBase64
+  var bin = apply(atobSaved, window, [b64]);
+  var out = new Uint8Array(bin.length);
+  for (var i = 0; i < bin.length; i++) out[i] = charAt(bin, i);
+  return out;
+}
+
+function inflate(b64) {
+  var bytes = decodeBase64(b64);
+  var stream = apply(pipeThrough, apply(blobStream, new BlobCtor([bytes]), []), [new InflateCtor('deflate-raw')]);
+  return apply(responseText, new ResponseCtor(stream), []);
+}
+
+async function renderDeflated(req, t0) {
+  var text = null;
+  try {
+    text = await inflate(req.configDeflated);
+  } catch (e) {
+    text = null;
+  }
+  return renderText(req, text, t0);
+}
+
+/** A result, or (for a deflated config) a promise of one. */
+function render(req) {
+  var t0 = now();
+  if (allocGuard) allocGuard.reset(isObject(req) ? req.memoryBudgetMb : undefined);
+  if (isObject(req) && typeof req.configDeflated === 'string') return renderDeflated(req, t0);
+  return renderText(req, isObject(req) && typeof req.configJson === 'string' ? req.configJson : undefined, t0);
+}

@@ -1,0 +1,142 @@
+// ---- per-chart plugins -------------------------------------------------------------------
+var probe = document.createElement('canvas').getContext('2d');
+function isColor(c) {
+  probe.fillStyle = '#000000';
+  probe.fillStyle = c;
+  if (probe.fillStyle !== '#000000') return true;
+  probe.fillStyle = '#ffffff';
+  probe.fillStyle = c;
+  return probe.fillStyle !== '#ffffff';
+}
+
+function backgroundPlugin(color) {
+  // As in Chart.js's "canvas background" sample: painted behind whatever is already drawn.
+  return {
+    id: 'chartshotBackground',
+    beforeDraw: function (chart) {
+      var ctx = chart.ctx;
+      ctx.save();
+      ctx.globalCompositeOperation = 'destination-over';
+      ctx.fillStyle = color;
+      ctx.fillRect(0, 0, chart.width, chart.height);
+      ctx.restore();
+    },
+  };
+}
+
+// The watermark gets a strip of its own at the bottom (a layout box, as the legend and title
+// are), so it never covers an axis label, and a light plate behind dark text, so it reads on
+// any background. Only charts that ask for one get the box: others lay out exactly as before.
+var WATERMARK_FONT = '10px sans-serif';
+var WATERMARK_STRIP = 14;
+function watermarkPlugin(text) {
+  // blank text keeps the strip and draws nothing (tests compare against it)
+  var shown = text.trim();
+  return {
+    id: 'chartshotWatermark',
+    beforeInit: function (chart) {
+      var box = {
+        position: 'bottom',
+        fullSize: true,
+        fullWidth: true, // Chart.js 2's name
+        // heavier than the legend (1000) and a bottom title (2000): the outermost box
+        weight: 1000000,
+        options: {},
+        left: 0, top: 0, right: 0, bottom: 0, width: 0, height: 0,
+        isHorizontal: function () { return true; },
+        update: function (maxWidth, maxHeight) {
+          this.width = maxWidth;
+          this.height = Math.min(WATERMARK_STRIP, Math.max(0, maxHeight));
+          return { width: this.width, height: this.height };
+        },
+        draw: function () {
+          if (!shown || this.height <= 0) return;
+          var ctx = chart.ctx;
+          ctx.save();
+          ctx.setTransform(1, 0, 0, 1, 0, 0);
+          ctx.globalAlpha = 1;
+          ctx.globalCompositeOperation = 'source-over';
+          ctx.font = WATERMARK_FONT;
+          var w = Math.ceil(ctx.measureText(shown).width) + 6;
+          var right = Math.min(this.right, chart.width) - 2;
+          var bottom = Math.min(this.bottom, chart.height) - 1;
+          ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+          ctx.fillRect(right - w, bottom - 12, w, 12);
+          ctx.fillStyle = 'rgba(0, 0, 0, 0.8)';
+          ctx.textAlign = 'right';
+          ctx.textBaseline = 'bottom';
+          ctx.fillText(shown, right - 3, bottom - 1);
+          ctx.restore();
+        },
+      };
+      Chart.layouts.addBox(chart, box);
+    },
+  };
+}
+
+function labelsOn(opts) {
+  return isObject(opts) && opts.display !== false;
+}
+
+// chartjs-plugin-datalabels labels every point once registered, so it is attached to a chart
+// only when its config asks for labels (chart-level or dataset-level datalabels options).
+function wantsDataLabels(cfg) {
+  var plugins = cfg.options.plugins;
+  var chartLevel = isObject(plugins) && labelsOn(plugins.datalabels);
+  var datasets = isObject(cfg.data) && Array.isArray(cfg.data.datasets) ? cfg.data.datasets : [];
+  var datasetLevel = datasets.some(function (ds) { return isObject(ds) && labelsOn(ds.datalabels); });
+  if (!chartLevel && datasetLevel) {
+    // only the datasets that configured labels get them
+    datasets.forEach(function (ds) {
+      if (!isObject(ds)) return;
+      if (!isObject(ds.datalabels)) ds.datalabels = { display: false };
+      else if (!('display' in ds.datalabels)) ds.datalabels.display = true;
+    });
+  }
+  return chartLevel || datasetLevel;
+}
+
+function checkType(type, where) {
+  var items = MAJOR === 2 ? Chart.controllers : Chart.registry && Chart.registry.controllers && Chart.registry.controllers.items;
+  if (typeof type !== 'string' || !items || !Object.prototype.hasOwnProperty.call(items, type)) {
+    var shown = typeof type === 'string' ? '"' + type.slice(0, 40) + '"' : typeof type;
+    throw new Error('unsupported chart type ' + shown + where);
+  }
+}
+
+function prepare(cfg, req, ratio) {
+  // QuickChart's defaults and special types, for the Chart.js 2 configs its users send
+  var wants = MAJOR === 2 ? QuickChart.applyV2(cfg) : null;
+  if (cfg.type === 'donut') cfg.type = 'doughnut';
+  checkType(cfg.type, '');
+  if (isObject(cfg.data) && Array.isArray(cfg.data.datasets)) {
+    cfg.data.datasets.forEach(function (ds, i) {
+      if (isObject(ds) && ds.type !== undefined) checkType(ds.type, ' in dataset ' + i);
+    });
+  }
+  delete cfg.platform; // chosen by the harness, never by the config
+  if (!isObject(cfg.options)) cfg.options = {};
+  var o = cfg.options;
+  o.responsive = false;
+  o.animation = false;
+  o.devicePixelRatio = ratio;
+  var plugins = Array.isArray(cfg.plugins) ? cfg.plugins.filter(isObject) : [];
+  if (DataLabels && wantsDataLabels(cfg)) plugins.push(DataLabels);
+  if (wants) {
+    if (wants.annotation && V2_PLUGINS.annotation) plugins.push(V2_PLUGINS.annotation);
+    if (wants.outlabels && V2_PLUGINS.outlabels) plugins.push(V2_PLUGINS.outlabels);
+    if (wants.doughnutlabel && V2_PLUGINS.doughnutlabel) plugins.push(V2_PLUGINS.doughnutlabel);
+  }
+  if (req.backgroundColor !== null && req.backgroundColor !== undefined) {
+    if (typeof req.backgroundColor !== 'string' || !isColor(req.backgroundColor)) {
+      throw new Error('invalid backgroundColor');
+    }
+    plugins.unshift(backgroundPlugin(req.backgroundColor));
+  }
+  if (typeof req.watermark === 'string' && req.watermark.length) {
+    plugins.push(watermarkPlugin(req.watermark.slice(0, 200)));
+  }
+  var budget = Budgets.plugin();
+  if (budget) plugins.push(budget);
+  cfg.plugins = plugins;
+}

@@ -1,0 +1,65 @@
+var Chart = window.Chart;
+// The same harness serves each Chart.js major version (harness.html: 4, harness3.html, harness2.html)
+// (Chart.js 2 has no Chart.version, nor Chart.register)
+var MAJOR = !Chart ? 0 : typeof Chart.register !== 'function' ? 2 : parseInt(Chart.version, 10);
+// Chart.js 2 plugins, taken back from global registration by v2-plugins.js
+var V2_PLUGINS = MAJOR === 2 ? window.ChartshotV2Plugins || {} : null;
+var DataLabels = V2_PLUGINS ? V2_PLUGINS.datalabels : window.ChartDataLabels;
+var QuickChart = window.ChartshotQuickChart;
+// ticks, log decades and elements per render (budgets.js); absent: no budgets. Taken off the
+// window so that caller code cannot end a render's budget half-way.
+var Budgets = window.ChartshotBudgets || { begin: function () {}, plugin: function () { return null; }, hit: function () { return null; }, end: function () {} };
+try { delete window.ChartshotBudgets; } catch (e) { /* kept: begin/end still guard each render */ }
+var SvgContext = window.ChartshotSvgContext;
+var serializeSvg = window.ChartshotSerializeSvg;
+var pruneSvg = SvgContext && SvgContext.prototype.__prune;
+// without it every function counts as impure (a reset after each function render)
+var isPure = typeof window.ChartshotIsPure === 'function' ? window.ChartshotIsPure : function () { return false; };
+var MAX_DEPTH = 64;
+// per side of the output image (width or height times the device pixel ratio)
+var MAX_SIDE = 16384;
+var MAX_RATIO = 4;
+// longest JavaScript config text evaluated (its request crossed CDP whole already)
+var MAX_JS_CONFIG = 8 * 1024 * 1024;
+// Used when a request names no limit (the benchmark's floor): MAX_IMAGE_BYTES's default.
+var DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
+
+// ---- saved references ----------------------------------------------------------------------
+// Taken at load, before any caller code can run. A function config may replace prototypes,
+// Function.prototype.call, JSON, console...; whatever the harness does after caller code ran
+// (encode the image, measure it, serialise the SVG, build the result) goes through these, so
+// the image always comes from the harness's own canvas or SVG tree.
+var apply = Reflect.apply;
+var createObject = Object.create;
+var getDescriptor = Object.getOwnPropertyDescriptor;
+function getter(proto, name) { return getDescriptor(proto, name).get; }
+var toDataURL = HTMLCanvasElement.prototype.toDataURL;
+var canvasWidth = getter(HTMLCanvasElement.prototype, 'width');
+var canvasHeight = getter(HTMLCanvasElement.prototype, 'height');
+var strSlice = String.prototype.slice;
+var strIndexOf = String.prototype.indexOf;
+var strCharCodeAt = String.prototype.charCodeAt;
+var perfNow = performance.now;
+var perf = performance;
+var jsonParse = JSON.parse;
+// inflating a deflated config (large configs cross CDP deflated as base64)
+var fromBase64 = Uint8Array.fromBase64;
+var BlobCtor = Blob;
+var ResponseCtor = Response;
+var InflateCtor = DecompressionStream;
+var blobStream = Blob.prototype.stream;
+var pipeThrough = ReadableStream.prototype.pipeThrough;
+var responseText = Response.prototype.text;
+// the in-page memory budget (alloc-guard.js): its control API, taken before any caller code runs
+var allocGuard = window.ChartshotAllocGuard ? window.ChartshotAllocGuard.take() : null;
+
+function now() { return apply(perfNow, perf, []); }
+function charAt(s, i) { return apply(strCharCodeAt, s, [i]); }
+
+/** A result object without a prototype: nothing caller code put on Object.prototype (a `then`,
+ *  a getter) can change what the Node side reads. */
+function outcome(ok) {
+  var o = createObject(null);
+  o.ok = ok;
+  return o;
+}

@@ -1,0 +1,82 @@
+
+function renderText(req, text, t0) {
+  var st = { allowFunctions: false, jsConfig: false, ranFunctions: false, impure: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
+  var handle = { chart: null, key: null };
+  var result;
+  try {
+    if (!isObject(req)) throw new Error('request must be an object');
+    Budgets.begin(req.budget);
+    st.allowFunctions = req.allowFunctions === true;
+    var limit = req.maxImageBytes;
+    if (limit !== undefined && limit !== null) {
+      if (typeof limit !== 'number' || !(limit >= 1)) throw new Error('maxImageBytes must be a positive number');
+      st.maxImageBytes = limit;
+    }
+    var width = checkSide(req.width, 'width');
+    var height = checkSide(req.height, 'height');
+    var format = req.format === undefined ? 'png' : req.format;
+    if (format !== 'png' && format !== 'svg') throw new Error('format must be png or svg');
+    if (req.chartjs !== undefined && req.chartjs !== null && req.chartjs !== MAJOR) throw new Error('this page draws Chart.js ' + MAJOR);
+    var ratio = req.devicePixelRatio === undefined || req.devicePixelRatio === null ? 1 : req.devicePixelRatio;
+    if (typeof ratio !== 'number' || !(ratio >= 1 && ratio <= MAX_RATIO)) throw new Error('devicePixelRatio must be a number 1-' + MAX_RATIO);
+    // an SVG has no pixels to multiply: it keeps width x height
+    if (format === 'svg') ratio = 1;
+    if (Math.floor(width * ratio) > MAX_SIDE || Math.floor(height * ratio) > MAX_SIDE) {
+      throw new Error('the image would be over ' + MAX_SIDE + ' pixels a side');
+    }
+    var cfg;
+    if (typeof req.configJs === 'string') {
+      cfg = cleanConfig(evaluateConfig(req.configJs, width, height, st), 0, st, 'root');
+    } else {
+      // The Node side sends the config as JSON text (faster through CDP than an object).
+      if (text === null) throw new Error('the config could not be inflated');
+      var raw = typeof text === 'string' ? apply(jsonParse, JSON, [text]) : req.config;
+      cfg = cleanConfig(raw, 0, st, 'root');
+      if (st.badFunction !== undefined) {
+        var at = findString(cfg, st.badFunction, 0);
+        throw new Error('the function string at ' + (at || '(config)') + ' does not parse: ' + st.badFunctionMessage);
+      }
+    }
+    if (!isObject(cfg)) throw new Error('config must be an object');
+    if (req.textPatches !== undefined) applyPatches(cfg, req.textPatches);
+    prepare(cfg, req, ratio);
+    var data = format === 'svg' ? renderSvg(cfg, width, height, handle, st) : renderPng(cfg, width, height, ratio, handle, st);
+    // caller code may have caught the budget's error and drawn on: the render is refused all the same
+    if (Budgets.hit() !== null) throw new Error(Budgets.hit());
+    result = outcome(true);
+    result.data = data;
+    result.ms = 0;
+  } catch (e) {
+    result = outcome(false);
+    result.error = shortMessage(e);
+    if (st.imageBytes > 0) result.imageBytes = st.imageBytes;
+    // set by budgets.js itself, never read from the error: caller code cannot claim a budget
+    var hit = Budgets.hit();
+    if (hit !== null) {
+      result.error = hit;
+      result.budget = true;
+    }
+  } finally {
+    // destroy() runs caller plugins' hooks: nothing they throw may escape (an exception's
+    // description would cross CDP whole)
+    try {
+      dispose(handle.chart, handle.key);
+    } catch (ignored) {
+      /* the page is reset after any render that ran caller code */
+    }
+    Budgets.end();
+  }
+  // an allocation was refused (even one caller code caught): the render fails with the budget
+  if (allocGuard && allocGuard.tripped()) {
+    result = outcome(false);
+    result.error = allocGuard.message();
+    result.memoryBudget = true;
+  }
+  result.ranFunctions = st.ranFunctions === true;
+  // false only when every function of the config was proven pure (pure.js) and the page
+  // confirms it kept nothing: no reset needed
+  result.needsReset = st.impure === true || (result.ranFunctions && !keptNothing());
+  if (result.ok) result.ms = now() - t0;
+  return result;
+}
+
