@@ -1,6 +1,13 @@
+// @ts-check
 
+/**
+ * The in-page cost of a render, for the benchmark: the same request n times.
+ * @param {import('../protocol').PageRequest} req
+ * @param {number} n
+ * @returns {Promise<import('../protocol').FloorResult>}
+ */
 async function floor(req, n) {
-  n = Math.max(1, Math.min(10000, n | 0));
+  n = Math.max(1, Math.min(MAX_FLOOR_RENDERS, n | 0));
   var ok = true;
   var t0 = performance.now();
   for (var i = 0; i < n; i++) {
@@ -38,7 +45,8 @@ function keptNothing() {
 //   (budget: { ticks, elements, logDecades } for this render (budgets.js); the answer then has
 //    budget: true when one of them stopped it, and the error names it)
 //   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
-var api = Object.freeze({ render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
+/** @type {Readonly<import('../protocol').ChartshotApi>} */
+var api = Object.freeze({ init: init, render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
 // read-only, but configurable so that loading the harness again in the same realm still works
 Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
 globalsAtLoad = ownNames(window).length;

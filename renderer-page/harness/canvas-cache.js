@@ -1,3 +1,4 @@
+// @ts-check
 // A fresh canvas costs about 1.5 ms (backing store) per 800x400 render: the last few sizes
 // keep theirs. ctx.reset() clears the bitmap and every bit of context state, so a reused
 // canvas draws exactly what a new one would (test/integration/fidelity.test.ts,
@@ -15,8 +16,8 @@ var KEEP_CANVASES = 3;
 var KEEP_MAX_PIXELS = 4000000;
 var canvases = [];
 var defineProperty = Object.defineProperty;
-var setWidth = getDescriptor(HTMLCanvasElement.prototype, 'width').set;
-var setHeight = getDescriptor(HTMLCanvasElement.prototype, 'height').set;
+var setWidth = /** @type {Function} */ (/** @type {PropertyDescriptor} */ (getDescriptor(HTMLCanvasElement.prototype, 'width')).set);
+var setHeight = /** @type {Function} */ (/** @type {PropertyDescriptor} */ (getDescriptor(HTMLCanvasElement.prototype, 'height')).set);
 var getContext2d = HTMLCanvasElement.prototype.getContext;
 var contextReset = CanvasRenderingContext2D.prototype.reset;
 var elementGetAttribute = Element.prototype.getAttribute;

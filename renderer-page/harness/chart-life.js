@@ -1,3 +1,4 @@
+// @ts-check
 // ---- rendering ---------------------------------------------------------------------------
 function checkSide(v, name) {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_SIDE) {

@@ -1,3 +1,4 @@
+// @ts-check
 /** The config text of a deflated request (base64 of raw deflate), or null when it is not one. */
 var atobSaved = window.atob;
 function decodeBase64(b64) {
@@ -15,6 +16,11 @@ function inflate(b64) {
   return apply(responseText, new ResponseCtor(stream), []);
 }
 
+/**
+ * @param {PageRequestIn} req (its configDeflated a string)
+ * @param {number} t0
+ * @returns {Promise<import('../protocol').PageAnswer>}
+ */
 async function renderDeflated(req, t0) {
   var text = null;
   try {
@@ -25,7 +31,12 @@ async function renderDeflated(req, t0) {
   return renderText(req, text, t0);
 }
 
-/** A result, or (for a deflated config) a promise of one. */
+/**
+ * A result, or (for a deflated config) a promise of one. (api.js types it as ChartshotApi's
+ * render: every PageRequest is a PageRequestIn.)
+ * @param {PageRequestIn} req
+ * @returns {import('../protocol').PageAnswer | Promise<import('../protocol').PageAnswer>}
+ */
 function render(req) {
   var t0 = now();
   if (allocGuard) allocGuard.reset(isObject(req) ? req.memoryBudgetMb : undefined);

@@ -1,3 +1,4 @@
+// @ts-check
 
 /**
  * A config given as JavaScript (an object literal, functions and all, as QuickChart clients

@@ -1,3 +1,4 @@
+// @ts-check
 
 var PNG_PREFIX = 'data:image/png;base64,';
 

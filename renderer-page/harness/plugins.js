@@ -1,5 +1,6 @@
+// @ts-check
 // ---- per-chart plugins -------------------------------------------------------------------
-var probe = document.createElement('canvas').getContext('2d');
+var probe = /** @type {CanvasRenderingContext2D} */ (document.createElement('canvas').getContext('2d'));
 function isColor(c) {
   probe.fillStyle = '#000000';
   probe.fillStyle = c;
@@ -134,7 +135,7 @@ function prepare(cfg, req, ratio) {
     plugins.unshift(backgroundPlugin(req.backgroundColor));
   }
   if (typeof req.watermark === 'string' && req.watermark.length) {
-    plugins.push(watermarkPlugin(req.watermark.slice(0, 200)));
+    plugins.push(watermarkPlugin(req.watermark.slice(0, MAX_WATERMARK)));
   }
   var budget = Budgets.plugin();
   if (budget) plugins.push(budget);

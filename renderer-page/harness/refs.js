@@ -1,3 +1,4 @@
+// @ts-check
 var Chart = window.Chart;
 // The same harness serves each Chart.js major version (harness.html: 4, harness3.html, harness2.html)
 // (Chart.js 2 has no Chart.version, nor Chart.register)
@@ -15,14 +16,53 @@ var serializeSvg = window.ChartshotSerializeSvg;
 var pruneSvg = SvgContext && SvgContext.prototype.__prune;
 // without it every function counts as impure (a reset after each function render)
 var isPure = typeof window.ChartshotIsPure === 'function' ? window.ChartshotIsPure : function () { return false; };
-var MAX_DEPTH = 64;
+// ---- limits ------------------------------------------------------------------------------
+// Every limit the page applies comes from Node (src/render/pageLimits.ts), once per page load
+// through init(), before any render: kept in these variables, out of caller code's reach.
+var MAX_DEPTH = 0;
 // per side of the output image (width or height times the device pixel ratio)
-var MAX_SIDE = 16384;
-var MAX_RATIO = 4;
+var MAX_SIDE = 0;
+var MAX_RATIO = 0;
 // longest JavaScript config text evaluated (its request crossed CDP whole already)
-var MAX_JS_CONFIG = 8 * 1024 * 1024;
-// Used when a request names no limit (the benchmark's floor): MAX_IMAGE_BYTES's default.
-var DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
+var MAX_JS_CONFIG = 0;
+var MAX_FUNCTION_CHARS = 0;
+var MAX_PATCHES = 0;
+var MAX_PATCH_KEYS = 0;
+var MAX_PATCH_INDEX = 0;
+var MAX_WATERMARK = 0;
+// used when a request names no limit (the benchmark's floor)
+var DEFAULT_MAX_IMAGE_BYTES = 0;
+var MAX_FLOOR_RENDERS = 0;
+var initialised = false;
+
+/**
+ * Takes the limits Node sends when the page has loaded. Once: a later call (caller code's)
+ * throws and changes nothing.
+ * @param {import('../protocol').PageLimits} limits
+ * @returns {true}
+ */
+function init(limits) {
+  if (initialised) throw new Error('the page has its limits already');
+  /** @param {keyof import('../protocol').PageLimits} name */
+  function take(name) {
+    var v = limits !== null && typeof limits === 'object' ? limits[name] : undefined;
+    if (typeof v !== 'number' || !(v >= 1) || v === Infinity) throw new Error('limit ' + name + ' must be a positive number');
+    return v;
+  }
+  MAX_DEPTH = take('maxJsonDepth');
+  MAX_SIDE = take('maxSidePx');
+  MAX_RATIO = take('maxDevicePixelRatio');
+  MAX_JS_CONFIG = take('maxJsConfigChars');
+  MAX_FUNCTION_CHARS = take('maxFunctionChars');
+  MAX_PATCHES = take('maxTextPatches');
+  MAX_PATCH_KEYS = take('maxTextPatchKeys');
+  MAX_PATCH_INDEX = take('maxTextPatchIndex');
+  MAX_WATERMARK = take('maxWatermarkChars');
+  DEFAULT_MAX_IMAGE_BYTES = take('maxImageBytes');
+  MAX_FLOOR_RENDERS = take('maxFloorRenders');
+  initialised = true;
+  return true;
+}
 
 // ---- saved references ----------------------------------------------------------------------
 // Taken at load, before any caller code can run. A function config may replace prototypes,
@@ -32,7 +72,13 @@ var DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
 var apply = Reflect.apply;
 var createObject = Object.create;
 var getDescriptor = Object.getOwnPropertyDescriptor;
-function getter(proto, name) { return getDescriptor(proto, name).get; }
+/**
+ * A built-in accessor's getter, as a function to apply (every one asked for exists).
+ * @param {object} proto
+ * @param {string} name
+ * @returns {Function}
+ */
+function getter(proto, name) { return /** @type {Function} */ (/** @type {PropertyDescriptor} */ (getDescriptor(proto, name)).get); }
 var toDataURL = HTMLCanvasElement.prototype.toDataURL;
 var canvasWidth = getter(HTMLCanvasElement.prototype, 'width');
 var canvasHeight = getter(HTMLCanvasElement.prototype, 'height');
@@ -57,7 +103,9 @@ function now() { return apply(perfNow, perf, []); }
 function charAt(s, i) { return apply(strCharCodeAt, s, [i]); }
 
 /** A result object without a prototype: nothing caller code put on Object.prototype (a `then`,
- *  a getter) can change what the Node side reads. */
+ *  a getter) can change what the Node side reads.
+ * @param {boolean} ok
+ * @returns {PageAnswerDraft} */
 function outcome(ok) {
   var o = createObject(null);
   o.ok = ok;

@@ -1,9 +1,20 @@
+// @ts-check
 
+/**
+ * One render, request to answer. Never throws: whatever caller code did, the answer is built
+ * with saved references on an object without a prototype.
+ * @param {PageRequestIn} req
+ * @param {string | null | undefined} text the config's JSON text; null: it could not be inflated
+ * @param {number} t0
+ * @returns {import('../protocol').PageAnswer}
+ */
 function renderText(req, text, t0) {
   var st = { allowFunctions: false, jsConfig: false, ranFunctions: false, impure: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
   var handle = { chart: null, key: null };
+  /** @type {PageAnswerDraft} */
   var result;
   try {
+    if (!initialised) throw new Error('the page has no limits (chartshot.init)');
     if (!isObject(req)) throw new Error('request must be an object');
     Budgets.begin(req.budget);
     st.allowFunctions = req.allowFunctions === true;
@@ -77,6 +88,6 @@ function renderText(req, text, t0) {
   // confirms it kept nothing: no reset needed
   result.needsReset = st.impure === true || (result.ranFunctions && !keptNothing());
   if (result.ok) result.ms = now() - t0;
-  return result;
+  return /** @type {import('../protocol').PageAnswer} */ (result);
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // ---- config copy + function revival ------------------------------------------------------
 // `function (a, b) { ... }` / `function name(a) { ... }`
 var FN_RE = /^\s*function\s*(?:[A-Za-z_$][\w$]*)?\s*\(([^()]*)\)\s*\{([\s\S]*)\}\s*$/;
@@ -9,7 +10,7 @@ var ARROW_RE = /^\s*(?:([A-Za-z_$][\w$]*)|\(([^()]*)\))\s*=>\s*([\s\S]*?)\s*$/;
 // st.impure: set unless pure.js proves the function changes nothing outside its call (then
 // the page needs no reset after this render); judged on exactly the text that is compiled.
 function revive(s, st) {
-  if (s.length > 100000) return null;
+  if (s.length > MAX_FUNCTION_CHARS) return null;
   var m = FN_RE.exec(s);
   try {
     if (m) {

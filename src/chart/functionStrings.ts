@@ -9,7 +9,7 @@ const ARROW_RE = /^\s*(?:([A-Za-z_$][\w$]*)|\(([^()]*)\))\s*=>\s*([\s\S]*?)\s*$/
 const FN_START = /^\s*function\s*(?:[A-Za-z_$][\w$]*)?\s*\(/;
 const ARROW_START = /^\s*(?:[A-Za-z_$][\w$]*|\([^()]*\))\s*=>/;
 /** The page leaves longer strings as text. */
-const MAX_FUNCTION_CHARS = 100_000;
+export const MAX_FUNCTION_CHARS = 100_000;
 
 // Where a string is data, never code (as the page decides): labels, dataset labels and data.
 type Role = 'root' | 'data' | 'datasets' | 'dataset' | 'text' | null;

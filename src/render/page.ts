@@ -4,48 +4,19 @@ import type { BrowserContext, CDPSession, Page, Protocol } from 'puppeteer-core'
 import { promisify } from 'node:util';
 import { deflateRaw } from 'node:zlib';
 import { HARNESS_ORIGIN, harnessUrl, type ChartjsVersion } from './harness.js';
-import type { PageBudget } from './budgets.js';
+import { PAGE_LIMITS, type PageLimits } from './pageLimits.js';
+import type { FloorResult, PageFailure, PageOptions, PageRequest as WireRequest, PageResult } from '../../renderer-page/protocol.js';
 
-export interface PageRequest {
+export type { PageResult, WireRequest };
+
+/** A render as Node asks for it: the page's options (renderer-page/protocol.d.ts) and the
+ *  config, which toWire turns into what crosses CDP. */
+export interface PageRequest extends PageOptions {
   config: Record<string, unknown>;
   /** JSON.stringify(config), when the caller already has it: the page receives this text as is. */
   configJson?: string;
-  width: number;
-  height: number;
-  format: 'png' | 'svg';
-  backgroundColor: string | null;
-  allowFunctions: boolean;
-  watermark: string | null;
-  /** Chart.js major version (which harness draws it); absent = 4. */
-  chartjs?: 2 | 3 | 4;
-  /** Output pixels per CSS pixel (1 to 4); absent = 1. */
-  devicePixelRatio?: number;
-  /** JavaScript config text evaluated inside the page (only with allowFunctions). */
-  configJs?: string;
-  /** Values set after function revival (template overrides): the page never revives them. */
-  textPatches?: ReadonlyArray<{ readonly path: ReadonlyArray<string | number>; readonly value: unknown }>;
-  /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
-   *  refused inside the page, so the bytes never cross CDP. Absent: the page's own ceiling. */
-  maxImageBytes?: number;
-  /** MB caller code may allocate in typed arrays, canvases and images in this render
-   *  (renderer-page/alloc-guard.js); absent: the page's default. */
-  memoryBudgetMb?: number;
-  /** Ticks, elements and log decades this render may cost (renderer-page/budgets.js); absent: none. */
-  budget?: PageBudget;
   /** This render's deadline, ms (its caller's class); absent: RENDER_TIMEOUT_MS. Never sent to the page. */
   deadlineMs?: number;
-}
-
-export interface PageResult {
-  /** Base64 PNG, or SVG text. */
-  data: string;
-  /** Time spent inside the page, ms. */
-  ms: number;
-  ranFunctions: boolean;
-  /** False when no caller code ran, or every function was proven pure (renderer-page/pure.js)
-   *  and the page kept no globals, storage, cookies or window.name: no reset needed. Absent
-   *  counts as true. */
-  needsReset?: boolean;
 }
 
 /**
@@ -107,9 +78,6 @@ export async function withDeadline<T>(p: Promise<T>, ms: number, what: string): 
   }
 }
 
-/** The request as it crosses CDP: the config as JSON text, or deflated (see toWire). */
-export type WireRequest = Omit<PageRequest, 'config' | 'configJson' | 'deadlineMs'> & ({ configJson: string } | { configDeflated: string });
-
 /** Config texts from this length on cross CDP deflated. */
 export const DEFLATE_FROM = 64 * 1024;
 const deflate = promisify(deflateRaw);
@@ -122,7 +90,7 @@ const deflate = promisify(deflateRaw);
  * MB through the browser process, and a 100,000-point line's 2 MB shrink to 0.65 MB (80 ms ->
  * 40 ms including the page's inflate and parse; deflating takes 9 ms off the event loop).
  */
-export async function toWire(req: PageRequest, deflateFrom = DEFLATE_FROM): Promise<WireRequest> {
+export async function toWire(req: PageRequest, deflateFrom = DEFLATE_FROM): Promise<WireRequest & ({ configJson: string } | { configDeflated: string })> {
   const { config, configJson, deadlineMs: _deadline, ...rest } = req;
   const json = configJson ?? JSON.stringify(config);
   if (json.length < deflateFrom) return { ...rest, configJson: json };
@@ -159,6 +127,8 @@ export class RenderPage {
     readonly cdp: CDPSession,
     readonly maxRenders: number,
     private readonly renderTimeoutMs: number,
+    /** Sent to the harness at each load (renderer-page/protocol.d.ts PageLimits). */
+    private readonly limits: PageLimits = PAGE_LIMITS,
   ) {
     this.crashed = new Promise<never>((_, reject) => {
       this.failCrashed = reject;
@@ -207,8 +177,8 @@ export class RenderPage {
   }
 
   /** The in-page floor: how long Chart.js itself takes per render, n renders in one call. */
-  async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
-    return this.call<{ msPerRender: number }>(CALL_FLOOR, [await toWire(req), n]);
+  async floor(req: PageRequest, n: number): Promise<FloorResult> {
+    return this.call<FloorResult>(CALL_FLOOR, [await toWire(req), n]);
   }
 
   /**
@@ -236,12 +206,15 @@ export class RenderPage {
     }
     // sessionStorage and window.name survive a same-origin navigation in a tab; local storage is
     // cleared in the page as well so its in-renderer copy cannot lag the clear above. The new
-    // document runs only the harness yet, so these are the browser's own functions.
+    // document runs only the harness yet, so these are the browser's own functions, and it is
+    // given its limits (numbers only) before anything else can call init.
     const res = (await this.cdp.send('Runtime.evaluate', {
       expression:
-        "(function () { localStorage.clear(); sessionStorage.clear(); window.name = ''; return window.chartshot && window.chartshot.ready === true && window.chartshot.version === " +
+        "(function () { localStorage.clear(); sessionStorage.clear(); window.name = ''; var c = window.chartshot; return c && c.ready === true && c.version === " +
         String(version) +
-        ' ? window : null; })()',
+        ' && c.init(' +
+        JSON.stringify(this.limits) +
+        ') === true ? window : null; })()',
     })) as { result: { objectId?: string } };
     if (!res.result.objectId) throw new Error('harness did not become ready');
     this.windowId = res.result.objectId;
@@ -262,7 +235,19 @@ export class RenderPage {
     }
   }
 
-  private async call<T>(fn: string, args: unknown[], deadlineMs = this.renderTimeoutMs): Promise<T> {
+  /** A refused render as its error (String: floor's answer has no error of its own). */
+  private failed(f: PageFailure): RenderError {
+    if (f.memoryBudget === true) {
+      // what the refused allocations left behind (and whatever caller code still holds) goes
+      // with the page's renderer: the page is replaced, not reset
+      this.markDead('memory budget exceeded');
+      return new RenderError('memory', String(f.error).slice(0, 300));
+    }
+    const kind = typeof f.imageBytes === 'number' ? 'too_large' : f.budget === true ? 'budget' : 'config';
+    return new RenderError(kind, String(f.error).slice(0, 300));
+  }
+
+  private async call<T extends { ok: boolean }>(fn: string, args: unknown[], deadlineMs = this.renderTimeoutMs): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     this.interrupted = null;
     const pending = this.send('Runtime.callFunctionOn', {
@@ -287,18 +272,9 @@ export class RenderPage {
         const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
         throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
       }
-      const value = res.result.value as ({ ok: true } & T) | { ok: false; error: string; ranFunctions?: boolean; imageBytes?: number; memoryBudget?: boolean; budget?: boolean } | undefined;
+      const value = res.result.value as T | undefined;
       if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
-      if (value.ok === false && value.memoryBudget === true) {
-        // what the refused allocations left behind (and whatever caller code still holds) goes
-        // with the page's renderer: the page is replaced, not reset
-        this.markDead('memory budget exceeded');
-        throw new RenderError('memory', String(value.error).slice(0, 300));
-      }
-      if (value.ok === false) {
-        const kind = typeof value.imageBytes === 'number' ? 'too_large' : value.budget === true ? 'budget' : 'config';
-        throw new RenderError(kind, String(value.error).slice(0, 300));
-      }
+      if (value.ok === false) throw this.failed(value as unknown as PageFailure);
       return value as T;
     } catch (err) {
       if (err instanceof RenderError) throw err;

@@ -7,7 +7,7 @@ const STATS: PoolStats = {
   size: 2, available: 2, borrowed: 0, pending: 0, browserRestarts: 0, pagesCreated: 2, pagesDestroyed: 0, queueRejections: 0, browserConnected: true,
 };
 
-function fakePool(stats: Partial<PoolStats>, render: () => Promise<PageResult> = async () => ({ data: '', ms: 1, ranFunctions: false })) {
+function fakePool(stats: Partial<PoolStats>, render: () => Promise<PageResult> = async () => ({ ok: true, data: '', ms: 1, ranFunctions: false })) {
   let probes = 0;
   const pool: ProbePool & { probes: () => number } = {
     stats: () => ({ ...STATS, ...stats }),

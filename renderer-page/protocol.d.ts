@@ -1,0 +1,124 @@
+// The renderer page's protocol: what Node sends to window.chartshot through CDP and what comes
+// back. Declared once, here: the harness modules (renderer-page/harness/*.js, `// @ts-check`)
+// type their side with it, src/render/page.ts takes its request and result types from it, and
+// `npm run typecheck` checks both (tsconfig.page.json for the page).
+import type { PageBudget } from '../src/render/budgets.js';
+
+export type { PageBudget };
+
+/**
+ * Every limit the page applies, sent once by Node when the page has loaded (init), from their
+ * single definitions on the Node side (src/render/pageLimits.ts). Numbers only.
+ */
+export interface PageLimits {
+  /** Deepest nesting of a config (JSON or built by a JavaScript config). */
+  readonly maxJsonDepth: number;
+  /** Output pixels per side (width or height times the device pixel ratio): the canvas's limit. */
+  readonly maxSidePx: number;
+  /** Largest devicePixelRatio. */
+  readonly maxDevicePixelRatio: number;
+  /** Longest JavaScript config text evaluated (configJs). */
+  readonly maxJsConfigChars: number;
+  /** Longer function strings stay text. */
+  readonly maxFunctionChars: number;
+  /** Most text patches in one request, most keys in one patch's path, and the highest index + 1. */
+  readonly maxTextPatches: number;
+  readonly maxTextPatchKeys: number;
+  readonly maxTextPatchIndex: number;
+  /** Longest watermark drawn (longer is cut). */
+  readonly maxWatermarkChars: number;
+  /** The image byte ceiling when a request names none (maxImageBytes). */
+  readonly maxImageBytes: number;
+  /** Most renders one floor call runs. */
+  readonly maxFloorRenders: number;
+}
+
+/** A text patch: a value set at a path after function revival (never revived itself). */
+export interface TextPatch {
+  readonly path: ReadonlyArray<string | number>;
+  readonly value: unknown;
+}
+
+/** What a render asks for, whichever way its config travels. */
+export interface PageOptions {
+  width: number;
+  height: number;
+  format: 'png' | 'svg';
+  backgroundColor: string | null;
+  allowFunctions: boolean;
+  watermark: string | null;
+  /** Chart.js major version (which harness draws it); absent = the page's own. */
+  chartjs?: 2 | 3 | 4;
+  /** Output pixels per CSS pixel (1 to maxDevicePixelRatio); absent = 1. An SVG keeps its size. */
+  devicePixelRatio?: number;
+  /** JavaScript config text evaluated inside the page (only with allowFunctions); when present,
+   *  the config text is not read. */
+  configJs?: string;
+  /** Values set after function revival (template overrides): the page never revives them. */
+  textPatches?: ReadonlyArray<TextPatch>;
+  /** Largest image the page may hand back (PNG: decoded bytes; SVG: UTF-8 bytes); larger is
+   *  refused inside the page, so the bytes never cross CDP. Absent: PageLimits.maxImageBytes. */
+  maxImageBytes?: number;
+  /** MB caller code may allocate in typed arrays, canvases and images in this render
+   *  (renderer-page/alloc-guard.js); absent: the page's default. */
+  memoryBudgetMb?: number;
+  /** Ticks, elements and log decades this render may cost (renderer-page/budgets.js); absent: none. */
+  budget?: PageBudget;
+}
+
+/**
+ * One render request as window.chartshot.render receives it: the config as JSON text, or that
+ * text raw-deflated as base64 (the answer is then a promise), or (tests) as an object.
+ */
+export type PageRequest = PageOptions & ({ configJson: string } | { configDeflated: string } | { config: unknown });
+
+/** A drawn image. */
+export interface PageResult {
+  ok: true;
+  /** Base64 PNG, or SVG text. */
+  data: string;
+  /** Time spent inside the page, ms. */
+  ms: number;
+  ranFunctions: boolean;
+  /** False when no caller code ran, or every function was proven pure (renderer-page/pure.js)
+   *  and the page kept no globals, storage, cookies or window.name: no reset needed. Absent
+   *  counts as true. */
+  needsReset?: boolean;
+}
+
+/** A refused render. */
+export interface PageFailure {
+  ok: false;
+  /** One line, at most 300 characters. */
+  error: string;
+  ranFunctions: boolean;
+  needsReset: boolean;
+  /** Set when the image would exceed its byte ceiling; the image itself never leaves the page. */
+  imageBytes?: number;
+  /** A budget (budgets.js) stopped the render; the error names it. */
+  budget?: true;
+  /** An allocation went over the memory budget (alloc-guard.js): the page is replaced. */
+  memoryBudget?: true;
+}
+
+export type PageAnswer = PageResult | PageFailure;
+
+/** window.chartshot.floor's answer: in-page cost per render, for the benchmark. */
+export interface FloorResult {
+  msPerRender: number;
+  /** False when any of the renders failed. */
+  ok: boolean;
+}
+
+/** window.chartshot. */
+export interface ChartshotApi {
+  /** Takes the limits, once per page load, before any render (a second call throws): true. */
+  init(limits: PageLimits): true;
+  render(req: PageRequest): PageAnswer | Promise<PageAnswer>;
+  /** The same request rendered n times (1 to maxFloorRenders) in one call. */
+  floor(req: PageRequest, n: number): Promise<FloorResult>;
+  /** The Chart.js major version this page draws. */
+  readonly version: number;
+  /** Every script the harness needs loaded. */
+  readonly ready: boolean;
+}
