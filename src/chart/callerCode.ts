@@ -3,7 +3,7 @@
 import type { RenderRequest } from './request.js';
 
 // The page revives a string into a function only when functions are allowed and the string
-// contains "function" or "=>" (renderer-page/harness.js cleanConfig); this answers for any such
+// contains "function" or "=>" (renderer-page/harness/revive.js cleanConfig); this answers for any such
 // string anywhere, labels and data included.
 export function mayRunCallerCode(req: RenderRequest): boolean {
   if (!req.allowFunctions) return false;

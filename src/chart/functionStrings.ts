@@ -2,7 +2,7 @@
 // text for unbalanced brackets, unclosed strings and dangling operators. Never compiles or runs it.
 import type { ChartConfig } from './request.js';
 
-/** What renderer-page/harness.js revives: `function (a) { ... }` and `(a) => ...` / `a => ...`. */
+/** What the page revives (renderer-page/harness/revive.js): `function (a) { ... }` and `(a) => ...` / `a => ...`. */
 const FN_RE = /^\s*function\s*(?:[A-Za-z_$][\w$]*)?\s*\(([^()]*)\)\s*\{([\s\S]*)\}\s*$/;
 const ARROW_RE = /^\s*(?:([A-Za-z_$][\w$]*)|\(([^()]*)\))\s*=>\s*([\s\S]*?)\s*$/;
 /** Strings that start like a function: anything else stays text (labels, titles, prose). */
