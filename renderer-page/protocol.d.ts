@@ -49,7 +49,8 @@ export interface PageOptions {
   watermark: string | null;
   /** Chart.js major version (which harness draws it); absent = the page's own. */
   chartjs?: 2 | 3 | 4;
-  /** Output pixels per CSS pixel (1 to maxDevicePixelRatio); absent = 1. An SVG keeps its size. */
+  /** Output pixels per CSS pixel (1 to maxDevicePixelRatio); absent = 1: a PNG is width x ratio by
+   *  height x ratio pixels; an SVG keeps its size. */
   devicePixelRatio?: number;
   /** JavaScript config text evaluated inside the page (only with allowFunctions); when present,
    *  the config text is not read. */

@@ -32,19 +32,9 @@ function keptNothing() {
   }
 }
 
-// The renderer page's API, called by the Node side through CDP with one plain-data request:
-//   window.chartshot.render({ configJson | configDeflated | config | configJs, width, height, format: 'png'|'svg',
-//                             backgroundColor, allowFunctions, watermark, maxImageBytes, chartjs, devicePixelRatio, textPatches })
-//     -> { ok: true, data, ms, ranFunctions, needsReset } | { ok: false, error, ranFunctions, needsReset, imageBytes? }
-//   (configJson: the config as JSON text; configDeflated: that text raw-deflated, as base64, and
-//    the answer is then a promise; configJs: JavaScript text evaluated in the page, allowFunctions only)
-//   (textPatches: [{path, value}] set after function revival: values stay data)
-//   (devicePixelRatio 1-4: a PNG is width x ratio by height x ratio pixels; an SVG keeps its size)
-//   (needsReset: caller code ran that might have changed the page: reset it before reuse)
-//   (imageBytes: set when the image would exceed maxImageBytes; the image itself never leaves the page)
-//   (budget: { ticks, elements, logDecades } for this render (budgets.js); the answer then has
-//    budget: true when one of them stopped it, and the error names it)
-//   window.chartshot.floor(req, n) -> { msPerRender, ok }   (in-page cost, for the benchmark)
+// The renderer page's API, called by the Node side through CDP: init once per load with the
+// limits (src/render/page.ts load), then one plain-data request per render. Every field of the
+// requests and answers: renderer-page/protocol.d.ts.
 /** @type {Readonly<import('../protocol').ChartshotApi>} */
 var api = Object.freeze({ init: init, render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
 // read-only, but configurable so that loading the harness again in the same realm still works
