@@ -109,12 +109,13 @@ function prepare(cfg, req, ratio) {
   // QuickChart's defaults and special types, for the Chart.js 2 configs its users send
   var wants = MAJOR === 2 ? QuickChart.applyV2(cfg) : null;
   if (cfg.type === 'donut') cfg.type = 'doughnut';
-  checkType(cfg.type, '');
-  if (isObject(cfg.data) && Array.isArray(cfg.data.datasets)) {
-    cfg.data.datasets.forEach(function (ds, i) {
-      if (isObject(ds) && ds.type !== undefined) checkType(ds.type, ' in dataset ' + i);
-    });
-  }
+  var sets = isObject(cfg.data) && Array.isArray(cfg.data.datasets) ? cfg.data.datasets : [];
+  // no top-level type: Chart.js draws each dataset with its own (a mixed chart)
+  var typeless = cfg.type === undefined && sets.length > 0 && sets.every(function (ds) { return isObject(ds) && ds.type !== undefined; });
+  if (!typeless) checkType(cfg.type, '');
+  sets.forEach(function (ds, i) {
+    if (isObject(ds) && ds.type !== undefined) checkType(ds.type, ' in dataset ' + i);
+  });
   delete cfg.platform; // chosen by the harness, never by the config
   if (!isObject(cfg.options)) cfg.options = {};
   var o = cfg.options;

@@ -1,5 +1,6 @@
 // Config mistakes that would draw a blank or wrong image, named with how to fix them (pure):
-// Chart.js 2 syntax sent to a Chart.js 4 endpoint, and a config with nothing to draw.
+// Chart.js 2 syntax sent to a Chart.js 4 endpoint. (A config with no data is drawn as Chart.js
+// draws it: axes, grids, titles and legends; decision 26.)
 
 /** Where Chart.js 2 configs are drawn as such (the QuickChart-compatible routes). */
 const V2_ROUTES = 'or send this config to GET/POST /chart with v=2, which draws Chart.js 2 configs';
@@ -20,21 +21,5 @@ export function chartjs2Hint(config: Record<string, unknown>, field: string): st
       }
     }
   }
-  return null;
-}
-
-/** A config whose datasets hold no data at all draws an empty (often fully transparent) image. */
-export function noDataProblem(config: Record<string, unknown>, field: string): string | null {
-  const data = config.data;
-  const datasets = isObject(data) ? data.datasets : undefined;
-  if (!Array.isArray(datasets) || datasets.length === 0) {
-    return `${field}.data.datasets is empty: nothing to draw (give at least one dataset with data, e.g. "datasets": [{"data": [1, 2, 3]}])`;
-  }
-  const hasData = datasets.some((d) => {
-    // a treemap (chartjs-chart-treemap) draws its dataset's tree, not its data
-    const values = isObject(d) ? (d.tree ?? d.data) : undefined;
-    return Array.isArray(values) ? values.length > 0 : isObject(values) && Object.keys(values).length > 0;
-  });
-  if (!hasData) return `${field}.data.datasets has no data: every dataset's data is missing or empty, so the image would be blank`;
   return null;
 }

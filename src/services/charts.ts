@@ -5,7 +5,6 @@ import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAM
 import { checkOutputPixels, parseDevicePixelRatio } from '../chart/quickchart.js';
 import { pickAlias } from '../chart/fieldAlias.js';
 import { chartRequired, forbidden, invalidInput } from '../errors.js';
-import { noDataProblem } from '../chart/configHints.js';
 import { findBadFunctionString } from '../chart/functionStrings.js';
 import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
@@ -103,8 +102,6 @@ export function buildRenderRequest(auth: RequestCaller, f: ChartFields, opts: Ge
   if ((raw === undefined || raw === null || raw === '') && ('type' in f || 'data' in f)) throw chartRequired(BARE_CONFIG_HINT);
   const field = f.chart !== undefined ? 'chart' : 'c';
   const config = parseChartConfig(raw, field);
-  const empty = noDataProblem(config, field);
-  if (empty) throw invalidInput(empty);
   const allowFunctions = opts.allowFunctions ?? true;
   const badFunction = allowFunctions ? findBadFunctionString(config, field) : null;
   if (badFunction) throw invalidInput(badFunction);

@@ -2,7 +2,7 @@
 // every valid shape the page revives, and text that merely mentions "function" or "=>".
 import { expect } from 'chai';
 import { findBadFunctionString, functionProblem } from '../../src/chart/functionStrings.js';
-import { chartjs2Hint, noDataProblem } from '../../src/chart/configHints.js';
+import { chartjs2Hint } from '../../src/chart/configHints.js';
 
 describe('function strings that do not parse', () => {
   const good = [
@@ -71,12 +71,5 @@ describe('config hints', () => {
     expect(chartjs2Hint({ type: 'bar', options: { scales: { xAxes: [{}] } } }, 'chart')).to.include('chart.options.scales.xAxes');
     // an axis that happens to be called xAxes, given as Chart.js 4 writes axes, is left alone
     expect(chartjs2Hint({ type: 'bar', options: { scales: { xAxes: { type: 'linear' } } } }, 'chart')).to.equal(null);
-  });
-
-  it('no data', () => {
-    expect(noDataProblem({ type: 'bar' }, 'chart')).to.match(/is empty/);
-    expect(noDataProblem({ type: 'bar', data: { datasets: [{ data: [] }, {}] } }, 'chart')).to.match(/has no data/);
-    expect(noDataProblem({ type: 'bar', data: { datasets: [{ data: [] }, { data: [0] }] } }, 'chart')).to.equal(null);
-    expect(noDataProblem({ type: 'bar', data: { datasets: [{ data: { a: 1 } }] } }, 'chart')).to.equal(null);
   });
 });

@@ -4,7 +4,6 @@
 import { expect } from 'chai';
 import { parseChartConfig } from '../../src/chart/request.js';
 import { parseOpenQuery } from '../../src/chart/open.js';
-import { noDataProblem } from '../../src/chart/configHints.js';
 import { PLUGIN_TYPES } from '../../src/chart/chartTypes.js';
 import { AppError } from '../../src/errors.js';
 import { PLUGIN_EXAMPLES } from '../helpers/pluginExamples.js';
@@ -36,7 +35,6 @@ describe('chart-type plugins on the Node side (pure)', () => {
   for (const ex of PLUGIN_EXAMPLES) {
     it(`${ex.type}: accepted by /v1/chart${ex.type === 'wordCloud' ? '' : ' and by the open endpoint'}`, () => {
       expect(() => parseChartConfig(structuredClone(ex.config))).not.to.throw();
-      expect(noDataProblem(ex.config, 'chart')).to.equal(null);
       if (ex.type !== 'wordCloud') expect(refusal(ex.config)).to.equal('admitted');
     });
   }
@@ -48,11 +46,6 @@ describe('chart-type plugins on the Node side (pure)', () => {
 
   it('a dataset of a plugin type inside a bar chart is accepted', () => {
     expect(() => parseChartConfig({ type: 'bar', data: { datasets: [{ type: 'barWithErrorBars', data: [{ y: 1, yMin: 0, yMax: 2 }] }] } })).not.to.throw();
-  });
-
-  it('a treemap with a tree and no data has something to draw; one with neither has not', () => {
-    expect(noDataProblem({ type: 'treemap', data: { datasets: [{ tree: [1, 2, 3] }] } }, 'chart')).to.equal(null);
-    expect(noDataProblem({ type: 'treemap', data: { datasets: [{}] } }, 'chart')).to.match(/no data/);
   });
 
   describe('open endpoint caps', () => {
