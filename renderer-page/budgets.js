@@ -126,13 +126,15 @@
   // 100,000 of them): each step is one add() of the date adapter, refused past the budget.
   var adapters = Chart._adapters;
   var DateAdapter = adapters && adapters._date;
-  if (DateAdapter && DateAdapter.prototype && typeof DateAdapter.prototype.add === 'function') {
-    var add = DateAdapter.prototype.add;
-    DateAdapter.prototype.add = function () {
+  function countedAdd(add) {
+    return function () {
       var b = active;
       if (b && b.scale && ++b.adds > b.ticks) refuse('budget: scale ' + scaleName(b.scale) + ' would build more than ' + b.ticks + ' ticks');
       return apply(add, this, arguments);
     };
+  }
+  if (DateAdapter && DateAdapter.prototype && typeof DateAdapter.prototype.add === 'function') {
+    DateAdapter.prototype.add = countedAdd(DateAdapter.prototype.add);
   }
 
   function countData(data) {
@@ -192,6 +194,8 @@
       };
     },
     plugin: function () { return elementsPlugin; },
+    // another date adapter's add(), counted as the default one's is (renderer-page/moment4.js)
+    countedAdd: function (add) { return countedAdd(add); },
     hit: function () { return active ? active.hit : null; },
     end: function () { active = null; },
   });

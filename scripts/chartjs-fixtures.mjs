@@ -1,5 +1,5 @@
 // Converts Chart.js's own image-test fixtures (test/fixtures of a Chart.js checkout) that chartshot
-// used to refuse (no top-level type, no datasets, no data) into request bodies under
+// used to refuse (no top-level type, no datasets, no data, time formats written for moment) into request bodies under
 // fixtures/chartjs/, for test/integration/fidelity-drawall.test.ts. Fixtures with functions, DOM
 // or moment calls are left out (their config is not JSON). Run again after a Chart.js upgrade:
 //   node scripts/chartjs-fixtures.mjs /path/to/Chart.js
@@ -33,8 +33,16 @@ function hasFunction(v, seen = new Set()) {
   return Object.values(v).some((x) => hasFunction(x, seen));
 }
 
+/** renderer-page/moment4.js's rule: a time scale format with Y, D or A outside escapes. */
+const momentFormat = (f) => typeof f === 'string' && /[YDA]/.test(f.replace(/\[[^\]]*\]/g, '').replace(/'[^']*'/g, ''));
+function wantsMoment(config) {
+  const scales = isObject(config.options?.scales) ? Object.values(config.options.scales) : [];
+  return scales.some((s) => isObject(s?.time) && (momentFormat(s.time.parser) || momentFormat(s.time.tooltipFormat) || Object.values(s.time.displayFormats ?? {}).some(momentFormat)));
+}
+
 /** Why chartshot refused it, or null. */
 function reason(config) {
+  if (wantsMoment(config)) return 'moment';
   const sets = isObject(config.data) ? config.data.datasets : undefined;
   if (!Array.isArray(sets) || sets.length === 0) return 'no-datasets';
   const hasData = sets.some((d) => (Array.isArray(d?.data) ? d.data.length > 0 : isObject(d?.data) && Object.keys(d.data).length > 0));

@@ -44,6 +44,15 @@ for (const [name, from] of Object.entries(copies)) {
   // parser leaves it, and the parser turns CRLF into LF
   writeFileSync(join(out, name), readFileSync(src, 'utf8').replace(/\r\n?/g, '\n'));
 }
+// moment and its Chart.js adapter, for time scales written with moment's format tokens
+// (renderer-page/moment4.js switches a render to it). The adapter hands its members to the page
+// instead of overriding date-fns's at load: the page keeps both and picks one per render.
+writeFileSync(join(out, 'moment.js'), readFileSync(join(root, 'node_modules/moment/min/moment.min.js'), 'utf8').replace(/\r\n?/g, '\n'));
+const momentAdapter = readFileSync(join(root, 'node_modules/chartjs-adapter-moment/dist/chartjs-adapter-moment.js'), 'utf8').replace(/\r\n?/g, '\n');
+const handOver = 'factory(global.moment, { _adapters: { _date: { override: function (members) { global.ChartshotMomentAdapter = members; } } } })';
+const handedOver = momentAdapter.replace('factory(global.moment, global.Chart)', handOver);
+if (handedOver === momentAdapter) throw new Error('vendor: chartjs-adapter-moment changed shape (its global factory call was not found)');
+writeFileSync(join(out, 'chartjs-adapter-moment.js'), handedOver);
 // The topologies a geo config may name (renderer-page/geo4.js resolves the names): the page
 // fetches nothing, so they are part of it. The small ones only; kept as JSON text, parsed when a
 // chart names one (as object literals they tripled the harness's script time at every reload).
