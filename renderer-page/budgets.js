@@ -188,6 +188,7 @@
         ticks: positive(bb.ticks, Infinity),
         elements: positive(bb.elements, Infinity),
         logDecades: positive(bb.logDecades, Infinity),
+        units: bb.units !== null && typeof bb.units === 'object' ? bb.units : null,
         hit: null,
         adds: 0,
         scale: null,
@@ -196,6 +197,11 @@
     plugin: function () { return elementsPlugin; },
     // another date adapter's add(), counted as the default one's is (renderer-page/moment4.js)
     countedAdd: function (add) { return countedAdd(add); },
+    // for the chart-type plugins' per-unit budgets (renderer-page/plugin-budgets4.js): this
+    // render's `units` limits (null: none), the element check, and the remembered refusal
+    units: function () { return active ? active.units : null; },
+    checkElements: function (n) { if (active) checkElements(n, active); },
+    refuse: function (msg) { refuse(msg); },
     hit: function () { return active ? active.hit : null; },
     end: function () { active = null; },
   });

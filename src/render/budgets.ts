@@ -19,6 +19,26 @@ export interface PageBudget {
   readonly elements: number;
   /** Decades a logarithmic scale may span (Chart.js makes up to 9 ticks per decade). */
   readonly logDecades: number;
+  /** The Chart.js 4 chart-type plugins' per-unit limits (renderer-page/plugin-budgets4.js). */
+  readonly units: UnitBudget;
+}
+
+/** What one config may make a chart-type plugin's own layout do (decision 26). */
+export interface UnitBudget {
+  /** Ticks of a force-directed layout (chartjs-chart-graph `simulation.initialIterations`). */
+  readonly layoutTicks: number;
+  /** Those ticks times the graph's nodes plus edges. */
+  readonly layoutWork: number;
+  /** Density points of one violin (`points`), and those times the violin's values. */
+  readonly densityPoints: number;
+  readonly densityWork: number;
+  /** Areas of a venn or euler diagram (5 sets make 31). */
+  readonly vennAreas: number;
+  /** Words of a word cloud, and the font size of each, px. */
+  readonly words: number;
+  readonly wordSizePx: number;
+  /** Meridians plus parallels of a geo chart's graticule (`showGraticule` steps). */
+  readonly graticuleLines: number;
 }
 
 /** No chart needs 100 decades; the widest a double allows is about 630. */
@@ -33,10 +53,30 @@ export const MAX_LOG_DECADES = 100;
  * many elements as a body of MAX_BODY_BYTES can reasonably hold.
  */
 export const PAGE_BUDGETS: Readonly<Record<CallerClass, PageBudget>> = Object.freeze({
-  anonymous: Object.freeze({ ticks: 2_000, elements: 5_000, logDecades: MAX_LOG_DECADES }),
-  trial: Object.freeze({ ticks: 10_000, elements: 200_000, logDecades: MAX_LOG_DECADES }),
-  paid: Object.freeze({ ticks: 100_000, elements: 2_000_000, logDecades: MAX_LOG_DECADES }),
+  anonymous: Object.freeze({ ticks: 2_000, elements: 5_000, logDecades: MAX_LOG_DECADES, units: unitBudget(1) }),
+  trial: Object.freeze({ ticks: 10_000, elements: 200_000, logDecades: MAX_LOG_DECADES, units: unitBudget(4) }),
+  paid: Object.freeze({ ticks: 100_000, elements: 2_000_000, logDecades: MAX_LOG_DECADES, units: unitBudget(20) }),
 });
+
+/**
+ * The plugins' limits, scaled per class. At scale 1 (anonymous): the open endpoint's static caps
+ * (300 layout ticks over its 500 points; 1,000 density points; 31 venn areas), which decision 16
+ * measured at 0.6-2.6 s on the loaded machine; word clouds of 100 words of 100 px took 4 s there,
+ * so 100 words of 64 px. Keyed callers get more in proportion to their deadlines (3 s, 10 s),
+ * except venn areas (an euler layout grows much faster than its areas: 63 for paid callers).
+ */
+function unitBudget(scale: number): UnitBudget {
+  return Object.freeze({
+    layoutTicks: 300 * scale,
+    layoutWork: 300 * 500 * scale,
+    densityPoints: 1_000 * scale,
+    densityWork: 1_000 * 5_000 * scale,
+    vennAreas: scale >= 20 ? 63 : 31,
+    words: 100 * scale,
+    wordSizePx: scale >= 4 ? 200 : 64,
+    graticuleLines: 1_000 * scale,
+  });
+}
 
 /** Render deadlines per class, ms: ANONYMOUS_RENDER_TIMEOUT_MS, TRIAL_RENDER_TIMEOUT_MS, RENDER_TIMEOUT_MS. */
 export interface RenderDeadlines {

@@ -4,7 +4,7 @@
 // scripts/chartjs-fixtures.mjs). Each must come out pixel-identical to Chart.js 4 on a plain
 // <canvas> in the same Chromium, with the date-fns adapter, or for moment/ with moment and the
 // unmodified chartjs-adapter-moment. The suite runs every type-less fixture and every third of
-// the others (sorted by name; 41 of 97, about 20 s on a loaded machine: the CI is near its
+// the others (sorted by name; 35 of 97, about 20-45 s on a loaded machine: the CI is near its
 // budget); DRAWALL_ALL=1 runs all 97. Set DRAWALL_PNG_DIR to keep the images.
 import { expect } from 'chai';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
