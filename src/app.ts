@@ -37,6 +37,7 @@ import { quickChartRoutes, type QuickChartRouteDeps } from './http/routes/quickc
 import { quickChartErrorWriter } from './http/quickchartErrors.js';
 import { quickChartAuth } from './http/quickchartAuth.js';
 import { homeRoutes } from './http/routes/home.js';
+import { galleryRoutes, type GalleryRouteDeps } from './http/routes/gallery.js';
 import { dashboardRoutes, type DashboardRouteDeps } from './http/dashboard/routes.js';
 import { dashboardSessionAuth } from './http/dashboard/auth.js';
 import { openPage } from './http/dashboard/pageTools.js';
@@ -54,7 +55,8 @@ export type AppDeps = ChartRouteDeps &
   AccountRouteDeps &
   Omit<QuickChartRouteDeps, 'config'> &
   ErrorImageDeps &
-  DashboardRouteDeps & {
+  DashboardRouteDeps &
+  GalleryRouteDeps & {
     config: Config;
     log: Logger;
     accounts: AccountService;
@@ -80,6 +82,7 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
   const account = accountRoutes(deps);
   const before = [
     ...homeRoutes({ status: deps.status, publicBaseUrl: deps.config.publicBaseUrl }),
+    ...galleryRoutes(deps),
     ...chartRoutes(deps),
     ...openRoutes(deps),
     ...playgroundRoutes(deps),

@@ -15,6 +15,7 @@ import type { RendererFingerprint } from './render/fingerprint.js';
 import { AccountService } from './services/accounts.js';
 import { systemClock, type Clock } from './clock.js';
 import { RenderService } from './services/render.js';
+import { GalleryService } from './services/gallery.js';
 import { deadlinesFor } from './render/budgets.js';
 import { ChartService } from './services/charts.js';
 import { ImageCache } from './services/imageCache.js';
@@ -63,6 +64,7 @@ export interface Services {
   clock: Clock;
   accounts: AccountService;
   renderer: RenderService;
+  gallery: GalleryService;
   imageCache: ImageCache;
   charts: ChartService;
   open: OpenChartService;
@@ -193,7 +195,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ? new GoogleSignIn({ clientId: config.googleClientId!, clientSecret: config.googleClientSecret!, issuer: config.googleIssuerUrl, redirectUri: `${config.publicBaseUrl}/login/google/callback` }, clock, masterKey)
       : null;
     const deps: Services = {
-      config, log, store, pool, clock, accounts, renderer, imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
+      config, log, store, pool, clock, accounts, renderer, gallery: new GalleryService(renderer), imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
       quickchart, configParser, qr, errorImages, fingerprint, ...(redis ? { sharedFlights: redis.flights } : {}),
       dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
     };

@@ -98,6 +98,9 @@ const CASES: Case[] = [
   { name: 'MCP without a key', method: 'POST', op: '/mcp', url: () => '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, status: 401 },
   { name: 'playground', method: 'GET', op: '/playground', url: () => '/playground', status: 200 },
   { name: 'front page', method: 'GET', op: '/', url: () => '/', status: 200 },
+  { name: 'gallery', method: 'GET', op: '/gallery', url: () => '/gallery', status: 200 },
+  { name: 'gallery image', method: 'GET', op: '/gallery/{image}', url: () => '/gallery/v4-line.png', status: 200 },
+  { name: 'unknown gallery image', method: 'GET', op: '/gallery/{image}', url: () => '/gallery/v9-nope.png', status: 404 },
   { name: 'playground edit state', method: 'GET', op: '/playground/config/{id}', url: (f) => `/playground/config/${f.editId}`, status: 200 },
   { name: 'unknown playground edit state', method: 'GET', op: '/playground/config/{id}', url: () => `/playground/config/${'A'.repeat(43)}`, status: 404 },
 ];
