@@ -1,6 +1,6 @@
 // Config mistakes that would draw a blank or wrong image, named with how to fix them (pure):
-// Chart.js 2 syntax sent to a Chart.js 4 endpoint. (A config with no data is drawn as Chart.js
-// draws it: axes, grids, titles and legends; decision 26.)
+// Chart.js 2 syntax sent to a Chart.js 4 endpoint; and a hint for a config with no data, which is
+// drawn as Chart.js draws it (axes, grids, titles, legends; decision 26).
 
 /** Where Chart.js 2 configs are drawn as such (the QuickChart-compatible routes). */
 const V2_ROUTES = 'or send this config to GET/POST /chart with v=2, which draws Chart.js 2 configs';
@@ -22,4 +22,17 @@ export function chartjs2Hint(config: Record<string, unknown>, field: string): st
     }
   }
   return null;
+}
+
+/** A config with no datasets or no data: drawn (axes, legend), with this hint in a header; null when it has data. */
+export function noDataHint(config: Record<string, unknown>): string | null {
+  const data = config.data;
+  const datasets = isObject(data) ? data.datasets : undefined;
+  if (!Array.isArray(datasets) || datasets.length === 0) return 'no datasets: only the axes, grids, titles and legend are drawn, as Chart.js draws them';
+  const hasData = datasets.some((d) => {
+    // a treemap (chartjs-chart-treemap) draws its dataset's tree, not its data
+    const values = isObject(d) ? (d.tree ?? d.data) : undefined;
+    return Array.isArray(values) ? values.length > 0 : isObject(values) && Object.keys(values).length > 0;
+  });
+  return hasData ? null : 'no data in any dataset: only the axes, grids, titles and legend are drawn, as Chart.js draws them';
 }

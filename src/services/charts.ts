@@ -5,6 +5,7 @@ import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAM
 import { checkOutputPixels, parseDevicePixelRatio } from '../chart/quickchart.js';
 import { pickAlias } from '../chart/fieldAlias.js';
 import { chartRequired, forbidden, invalidInput } from '../errors.js';
+import { noDataHint } from '../chart/configHints.js';
 import { findBadFunctionString } from '../chart/functionStrings.js';
 import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
@@ -138,8 +139,17 @@ export class ChartService {
   }
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
-  async renderForCaller(auth: AuthContext, fields: ChartFields, signal?: AbortSignal, decided?: Promise<void>): Promise<RenderedImage> {
-    return this.generate(auth, fields, async (_req, img) => img, { signal, decided, countWhileRendering: true });
+  /** The image, with a hint when the config has no data (drawn as Chart.js draws it: axes and legend only). */
+  async renderForCaller(auth: AuthContext, fields: ChartFields, signal?: AbortSignal, decided?: Promise<void>): Promise<RenderedImage & { hint?: string }> {
+    return this.generate(
+      auth,
+      fields,
+      async (req, img) => {
+        const hint = req.configJs === undefined ? noDataHint(req.config as Record<string, unknown>) : null;
+        return hint ? { ...img, hint } : img;
+      },
+      { signal, decided, countWhileRendering: true },
+    );
   }
 
   /**

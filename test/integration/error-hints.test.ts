@@ -98,10 +98,13 @@ describe('error details say how to fix the request', function () {
     const before = await usageCount();
     const none = await trial.render(chart({ type: 'bar', data: { labels: ['a'], datasets: [] } }));
     expect(none.status).to.equal(200);
+    expect(none.headers.get('x-chartshot-hint')).to.match(/^no datasets: only the axes/);
+    const some = await trial.render(chart({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [] }, { data: [1] }] } }));
+    expect(some.headers.get('x-chartshot-hint')).to.equal(null);
     const empty = await trial.png(chart({ type: 'line', data: { datasets: [{ label: 'x', data: [] }, { label: 'y' }] } }));
     const inked = empty.data.filter((v, i) => i % 4 === 3 && v > 0).length;
     expect(inked, 'the legend and axes are drawn').to.be.greaterThan(100);
-    expect(await usageCount()).to.equal(before + 2);
+    expect(await usageCount()).to.equal(before + 3);
   });
 
   async function usageCount(): Promise<number> {

@@ -2,7 +2,7 @@
 // every valid shape the page revives, and text that merely mentions "function" or "=>".
 import { expect } from 'chai';
 import { findBadFunctionString, functionProblem } from '../../src/chart/functionStrings.js';
-import { chartjs2Hint } from '../../src/chart/configHints.js';
+import { chartjs2Hint, noDataHint } from '../../src/chart/configHints.js';
 
 describe('function strings that do not parse', () => {
   const good = [
@@ -71,5 +71,13 @@ describe('config hints', () => {
     expect(chartjs2Hint({ type: 'bar', options: { scales: { xAxes: [{}] } } }, 'chart')).to.include('chart.options.scales.xAxes');
     // an axis that happens to be called xAxes, given as Chart.js 4 writes axes, is left alone
     expect(chartjs2Hint({ type: 'bar', options: { scales: { xAxes: { type: 'linear' } } } }, 'chart')).to.equal(null);
+  });
+
+  it('a hint for a config without data (it is drawn)', () => {
+    expect(noDataHint({ type: 'bar' })).to.match(/^no datasets/);
+    expect(noDataHint({ type: 'bar', data: { datasets: [{ data: [] }, {}] } })).to.match(/^no data in any dataset/);
+    expect(noDataHint({ type: 'bar', data: { datasets: [{ data: [] }, { data: [0] }] } })).to.equal(null);
+    expect(noDataHint({ type: 'bar', data: { datasets: [{ data: { a: 1 } }] } })).to.equal(null);
+    expect(noDataHint({ type: 'treemap', data: { datasets: [{ tree: [1, 2, 3] }] } })).to.equal(null);
   });
 });

@@ -13,15 +13,19 @@ export interface ChartRouteDeps {
   charts: Pick<ChartService, 'renderForCaller'>;
 }
 
-function sendImage(ctx: Context, img: RenderedImage): void {
+function sendImage(ctx: Context, img: RenderedImage & { hint?: string }): void {
   ctx.status = 200;
+  if (img.hint) ctx.set('X-Chartshot-Hint', img.hint);
   ctx.type = img.contentType;
   ctx.set('Cache-Control', 'private, no-store');
   setImageHeaders(ctx, img.contentType, img.renderer);
   ctx.body = img.body;
 }
 
-const image: SuccessDoc = { description: 'The image.', headers: rateLimitHeaders, content: imageContent(true) };
+const hintHeader = {
+  'X-Chartshot-Hint': { description: 'Present when the config has no datasets or no data: the image shows what Chart.js draws then (axes, grids, titles, legend).', schema: { type: 'string' } },
+};
+const image: SuccessDoc = { description: 'The image.', headers: { ...rateLimitHeaders, ...hintHeader }, content: imageContent(true) };
 
 export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
   return [
