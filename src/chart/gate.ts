@@ -66,10 +66,18 @@ function checkConfig(config: unknown): string | null {
   if (!isPlainObject(config)) return 'config must be a JSON object';
   if (Object.hasOwn(config, 'plugins')) return 'top-level plugins are not allowed';
   const type = config.type;
-  if (typeof type !== 'string') return 'config.type must be a string naming the chart type';
-  if (!TYPE_SET.has(type)) return `unsupported chart type ${quote(type)}`;
+  // no top-level type: a mixed chart whose every dataset names its own (checkDatasetTypes)
+  if (type !== undefined || !everyDatasetTyped(config)) {
+    if (typeof type !== 'string') return 'config.type must be a string naming the chart type (or every dataset names its own)';
+    if (!TYPE_SET.has(type)) return `unsupported chart type ${quote(type)}`;
+  }
   const state: WalkState = { nodes: 0, budget: { parses: MAX_PARSES_PER_CONFIG }, path: [] };
   return walk(config, 1, false, state) ?? checkDatasetTypes(config);
+}
+
+function everyDatasetTyped(config: Record<string, unknown>): boolean {
+  const datasets = isPlainObject(config.data) ? config.data.datasets : undefined;
+  return Array.isArray(datasets) && datasets.length > 0 && datasets.every((ds: unknown) => isPlainObject(ds) && typeof ds.type === 'string');
 }
 
 function checkDatasetTypes(config: Record<string, unknown>): string | null {

@@ -354,10 +354,14 @@ const UNIT_MS: Readonly<Record<string, number>> = {
  * one that fits the width, falling back to years, so the year bounds that case.
  */
 function checkTimeScales(config: Record<string, Json>): string | null {
+  // candlestick and ohlc (the chart's type, or a dataset's: Chart.js merges each dataset type's
+  // scale defaults) put a timeseries scale on x when the config names no scale type
+  const data = isObject(config.data) ? config.data : {};
+  const sets = Array.isArray(data.datasets) ? data.datasets : [];
+  const financial = [config.type, ...sets.map((d) => (isObject(d) ? d.type : undefined))].some((t) => typeof t === 'string' && FINANCIAL_TYPES.has(t));
   for (const entry of scalesOf(config)) {
     const { scale, path } = entry;
-    // candlestick and ohlc charts put a timeseries scale on x when the config names no type
-    const financialX = scale.type === undefined && typeof config.type === 'string' && FINANCIAL_TYPES.has(config.type) && (entry.axis ?? scaleAxis(entry.id, scale)) === 'x';
+    const financialX = scale.type === undefined && financial && (entry.axis ?? scaleAxis(entry.id, scale)) === 'x';
     if (scale.type !== 'time' && scale.type !== 'timeseries' && !financialX) continue;
     const time = isObject(scale.time) ? scale.time : {};
     const ticks = isObject(scale.ticks) ? scale.ticks : {};

@@ -66,6 +66,15 @@ describe('fidelity of configs Chart.js draws without a type or without data', fu
     return Buffer.from(b64, 'base64');
   }
 
+  it('the open endpoint draws a type-less mixed chart too (its gate checks each dataset\'s type)', async () => {
+    const c = { data: { labels: ['a', 'b'], datasets: [{ type: 'bar', data: [1, 2] }, { type: 'line', data: [2, 1] }] } };
+    const res = await fetch(`${s.url}/v1/open/chart?${new URLSearchParams({ c: JSON.stringify(c), w: '200', h: '100' })}`);
+    expect(res.status).to.equal(200);
+    expect(decodePng(await bytes(res)).width).to.equal(200);
+    const bad = { data: { datasets: [{ type: 'bar', data: [1] }, { data: [2] }] } };
+    expect((await fetch(`${s.url}/v1/open/chart?${new URLSearchParams({ c: JSON.stringify(bad) })}`)).status).to.equal(400);
+  });
+
   for (const why of readdirSync(DIR).sort()) {
     const files = readdirSync(join(DIR, why)).sort();
     const sampled = process.env.DRAWALL_ALL || why === 'no-type' ? files : files.filter((_, i) => i % 3 === 0);

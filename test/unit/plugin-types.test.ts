@@ -79,5 +79,12 @@ describe('chart-type plugins on the Node side (pure)', () => {
       const cfg = { type: 'candlestick', data: ex.data, options: { scales: { x: { time: { unit: 'millisecond' } } } } };
       expect(refusal(cfg)).to.match(/options\.scales\.x spans about \d+ millisecond ticks; at most 1000/);
     });
+    it('so does a candlestick dataset in a chart with no top-level type (a mixed chart), which is admitted', () => {
+      const ex = PLUGIN_EXAMPLES.find((e) => e.type === 'candlestick')!.config as { data: { datasets: Array<Record<string, unknown>> } };
+      const data = { datasets: ex.data.datasets.map((d) => ({ ...d, type: 'candlestick' })) };
+      expect(refusal({ data })).to.equal('admitted');
+      expect(refusal({ data, options: { scales: { x: { time: { unit: 'millisecond' } } } } })).to.match(/options\.scales\.x spans about \d+ millisecond ticks; at most 1000/);
+      expect(refusal({ data: { datasets: [{ type: 'line', data: [1] }, { data: [2] }] } })).to.match(/config\.type must be a string/);
+    });
   });
 });
