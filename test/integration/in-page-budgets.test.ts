@@ -168,7 +168,7 @@ describe('in-page budgets on the pool, per Chart.js version; deadlines per calle
     }
     return 'rendered';
   }
-  const small: PageBudget = { ticks: 50, elements: 100, logDecades: 10 };
+  const small: PageBudget = { ticks: 50, elements: 100, logDecades: 10, units: PAGE_BUDGETS.paid.units };
 
   for (const v of [2, 3, 4] as const) {
     describe(`Chart.js ${v}`, () => {
