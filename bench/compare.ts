@@ -33,7 +33,7 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
  * Request i of a workload: the body with a nonce as the chart's first key, so no two requests
  * coalesce or hit a cache (Chart.js ignores the key). Serialised once; the nonce is spliced in.
  */
-function posts(bodies: Body[], headers: Record<string, string>) {
+export function posts(bodies: Body[], headers: Record<string, string>) {
   const tails = bodies.map((b) => {
     const { chart, ...rest } = b;
     return ',' + JSON.stringify(chart).slice(1) + ',' + JSON.stringify(rest).slice(1);
@@ -44,7 +44,7 @@ function posts(bodies: Body[], headers: Record<string, string>) {
 
 const json = (bodies: Body[]) => bodies.map((b) => JSON.stringify(b));
 
-function barBody(type: 'bar' | 'doughnut', w: number, h: number): Body {
+export function barBody(type: 'bar' | 'doughnut', w: number, h: number): Body {
   const data = [12, 19, 3, 5, 2];
   const labels = ['A', 'B', 'C', 'D', 'E'];
   const chart = type === 'bar'
@@ -54,7 +54,7 @@ function barBody(type: 'bar' | 'doughnut', w: number, h: number): Body {
 }
 
 /** A 1200x600 line of n {x, y} points on a linear axis. */
-function xyLine(n: number): Body {
+export function xyLine(n: number): Body {
   const data = Array.from({ length: n }, (_, x) => ({ x, y: Math.round(500 + 400 * Math.sin(x / 150) + ((x * 7919) % 97)) }));
   return {
     chart: { type: 'line', data: { datasets: [{ label: 'Signal', data, borderColor: '#10B981', pointRadius: 0, borderWidth: 1 }] }, options: { scales: { x: { type: 'linear' } } } },

@@ -9,21 +9,35 @@ const DIR = fileURLToPath(new URL('./peer/', import.meta.url));
 export interface PeerResult extends LoadResult {
   firstError: string | null;
   latencies: number[];
+  /** best.mjs only: CPU time of the peer's process (all its threads) per render. */
+  cpuMsPerRender?: number;
+  /** best.mjs only: latencies by body index, and each body's PNG size. */
+  byBody?: number[][];
+  bytes?: number[];
+}
+
+export interface PeerOptions {
+  /** The worker under bench/peer/: worker.mjs (the old bench's peer) or best.mjs (the peer at its best). */
+  worker?: 'worker.mjs' | 'best.mjs';
+  /** Extra environment, e.g. PEER_MODE=cnc for best.mjs. */
+  env?: Record<string, string>;
 }
 
 export class Peer {
   private nextId = 0;
-  private readonly waiting = new Map<number, { resolve: (r: PeerResult) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (r: PeerResult & { png?: string }) => void; reject: (e: Error) => void }>();
 
   private constructor(
     private readonly child: ChildProcess,
     readonly versions: Record<string, string>,
+    readonly mode: string,
   ) {
-    child.on('message', (m: { id: number; result?: PeerResult; error?: string }) => {
+    child.on('message', (m: { id: number; result?: PeerResult; png?: string; error?: string }) => {
       const w = this.waiting.get(m.id);
       if (!w) return;
       this.waiting.delete(m.id);
       if (m.result) w.resolve(m.result);
+      else if (m.png) w.resolve({ png: m.png } as PeerResult & { png: string });
       else w.reject(new Error(`peer: ${m.error}`));
     });
     child.on('exit', (code) => {
@@ -32,14 +46,16 @@ export class Peer {
     });
   }
 
-  static async start(): Promise<Peer> {
+  static async start(opts: PeerOptions = {}): Promise<Peer> {
     execFileSync('bash', [DIR + 'setup.sh'], { stdio: 'inherit' });
-    const child = fork(DIR + 'worker.mjs', [], { cwd: DIR, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
-    const versions = await new Promise<Record<string, string>>((resolve, reject) => {
-      child.once('message', (m: { ready?: boolean; versions: Record<string, string> }) => (m.ready ? resolve(m.versions) : reject(new Error('peer: bad hello'))));
+    const worker = opts.worker ?? 'worker.mjs';
+    const child = fork(DIR + worker, [], { cwd: DIR, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [], env: { ...process.env, ...opts.env } });
+    const hello = await new Promise<{ versions: Record<string, string>; mode?: string; trim?: boolean }>((resolve, reject) => {
+      child.once('message', (m: { ready?: boolean; versions: Record<string, string>; mode?: string; trim?: boolean }) => (m.ready ? resolve(m) : reject(new Error('peer: bad hello'))));
       child.once('exit', (code) => reject(new Error(`peer exited with ${code} during start`)));
     });
-    return new Peer(child, versions);
+    const mode = worker === 'best.mjs' ? `${hello.mode}${hello.trim === false ? ' (no trim)' : ''}` : 'worker.mjs';
+    return new Peer(child, hello.versions, mode);
   }
 
   get pid(): number {
@@ -53,6 +69,15 @@ export class Peer {
       this.waiting.set(id, { resolve, reject });
       this.child.send({ id, bodies, concurrency, total });
     });
+  }
+
+  /** One render of `body` (best.mjs only): the PNG. */
+  png(body: string): Promise<Buffer> {
+    const id = this.nextId++;
+    return new Promise<PeerResult & { png?: string }>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.child.send({ id, png: body });
+    }).then((r) => Buffer.from(r.png!, 'base64'));
   }
 
   async stop(): Promise<void> {

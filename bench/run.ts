@@ -3,13 +3,14 @@
 // BENCH_PEER_ONLY=1: only the comparisons (bench/compare.ts). With DATABASE_URL and REDIS_URL
 // set, a second server on them is measured beside the SQLite one (bench/shared.ts);
 // BENCH_SHARED_ONLY=1: only that comparison (printed, nothing written).
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
 import { load, request, treeRssMb, type LoadResult } from './lib.js';
 import { compare, markdown } from './compare.js';
+import { benchAccount, startServer as startServerOn, stopServer } from './server.js';
 import { sharedStoreRows } from './shared.js';
 import { httpVersionBench, versionBench, type HttpVersionBench, type VersionBench } from './versions.js';
 import { loadConfig } from '../src/config.js';
@@ -32,51 +33,7 @@ delete process.env.DATABASE_URL;
 delete process.env.REDIS_URL;
 delete process.env.MASTER_KEY;
 
-function cli(dataDir: string, args: string[], env: Record<string, string> = {}): string {
-  return execFileSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
-}
-
-/** An enterprise key with limits lifted, so the load is measured, not throttled. */
-function benchAccount(dataDir: string, env: Record<string, string> = {}): { api_key: string; account_id: string } {
-  const acct = JSON.parse(cli(dataDir, ['accounts', 'create', '--plan', 'enterprise', '--json'], env)) as { api_key: string; account_id: string };
-  cli(dataDir, ['billing', 'set-limits', '--account', acct.account_id, '--per-minute', '10000000', '--per-hour', '1000000000', '--burst', '10000000'], env);
-  return acct;
-}
-
-async function startServer(dataDir: string, env: Record<string, string> = {}, port = PORT): Promise<ChildProcess> {
-  const BASE = `http://127.0.0.1:${port}`;
-  // A server left over from an aborted run would answer in place of this one (with other keys).
-  const probe = new http.Agent();
-  const taken = await request(probe, BASE, 'GET', '/v1/status').then(() => true, () => false);
-  probe.destroy();
-  if (taken) throw new Error(`something already listens on ${BASE}: stop it or set BENCH_PORT`);
-  const child = spawn('node', ['dist/cli.js', 'serve'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(CORES), PUBLIC_BASE_URL: BASE, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error('server exited during start');
-    try {
-      const agent = new http.Agent();
-      const r = await request(agent, BASE, 'GET', '/v1/status');
-      agent.destroy();
-      if (r.status > 0) return child;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error('server did not start in 60 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 20000))]);
-  if (child.exitCode === null) child.kill('SIGKILL');
-}
+const startServer = (dataDir: string, env: Record<string, string> = {}, port = PORT) => startServerOn(dataDir, port, env);
 
 const BAR_LABELS = ['January', 'February', 'March', 'April', 'May', 'June', 'July'];
 /** An 800x400 bar chart; `i` varies one value so no two requests coalesce or hit a cache. */

@@ -1,0 +1,101 @@
+// The markdown summary of one honest bench run (bench/honest/results.md): the headline table with
+// ratios and targets, CPU per render by process, and every config beside its floor.
+import type { WrkResult } from '../wrk.js';
+import type { Floors } from './floor.js';
+import type { SideResult } from './run.js';
+
+interface Pair {
+  chartshot: SideResult;
+  peer: SideResult;
+}
+
+interface Results {
+  date: string;
+  machine: { cores: number; cpu?: string; node: string };
+  quick: boolean;
+  seed: number;
+  rounds: number;
+  seconds: number;
+  loadAverageAtStart: number[];
+  loadAverageAtEnd: number[];
+  peer: { mode: string; versions: Record<string, string> };
+  corpus: Array<{ name: string; type: string; size: string; sizeClass: string; callbacks: boolean; unicode: boolean }>;
+  corpusC1: Pair;
+  corpusC4: Pair;
+  small: Record<'bar' | 'doughnut', Pair>;
+  line100k: Pair;
+  cacheHits: Record<string, { chartshot: WrkResult; bare: WrkResult & { bytes: number } }>;
+  floor: Floors;
+  perConfig: Array<{ name: string; callbacks: boolean; unicode: boolean; chartshotMs: number; peerMs: number; ratio: number; floorMs: number }>;
+  sums: { chartshotMs: number; peerMs: number; floorMs: number; ratio: number };
+  efficiency: { meanFloorMs: number; floorAllowsPerSecond: number; measuredC4PerSecond: number; efficiencyC4: number; peerC4PerSecond: number };
+  ratios: { corpusC1: number; corpusC4: number };
+}
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const yes = (ok: boolean) => (ok ? 'yes' : 'no');
+const errs = (s: SideResult) => (s.errors ? `, **${s.errors} errors**` : '');
+const rate = (s: SideResult) => `${s.perSecond}/s (p50 ${s.p50Ms} ms${errs(s)})`;
+
+export function summaryMarkdown(r: Results): string {
+  const { corpusC1: c1, corpusC4: c4, small, line100k: big } = r;
+  const cbCount = r.corpus.filter((e) => e.callbacks).length;
+  const sizes = r.corpus.map((e) => e.size.split('x').map(Number) as [number, number]);
+  const types = [...new Set(r.corpus.map((e) => e.type))];
+  const rows: string[] = [
+    '| workload | chartshot | peer / bare | ratio | target | met |',
+    '|---|---|---|---|---|---|',
+    `| corpus at 1 in flight | ${rate(c1.chartshot)} | ${rate(c1.peer)} | ${r.ratios.corpusC1} | >= 2.0 | ${yes(r.ratios.corpusC1 >= 2)} |`,
+    `| corpus at 4 in flight | ${rate(c4.chartshot)} | ${rate(c4.peer)} | ${r.ratios.corpusC4} | >= 2.0 | ${yes(r.ratios.corpusC4 >= 2)} |`,
+    `| per-config medians at 1 in flight, summed | ${r.sums.chartshotMs} ms | ${r.sums.peerMs} ms | ${r.sums.ratio} (peer/chartshot) | - | - |`,
+    `| efficiency at 4 in flight (measured / what the in-page floor allows on ${r.machine.cores} cores) | ${r.efficiency.measuredC4PerSecond}/s of ${r.efficiency.floorAllowsPerSecond}/s (floor ${r.efficiency.meanFloorMs} ms per render, mean) | - | ${r.efficiency.efficiencyC4} | >= 0.75 | ${yes(r.efficiency.efficiencyC4 >= 0.75)} |`,
+  ];
+  for (const t of ['bar', 'doughnut'] as const) {
+    const p = small[t];
+    const ratio = r2(p.chartshot.p50Ms / p.peer.p50Ms);
+    rows.push(`| 100x100 ${t}, 1 in flight, p50 | ${p.chartshot.p50Ms} ms (p95 ${p.chartshot.p95Ms}${errs(p.chartshot)}) | ${p.peer.p50Ms} ms (p95 ${p.peer.p95Ms}) | ${ratio} (chartshot/peer) | <= 1 | ${yes(ratio <= 1)} |`);
+  }
+  for (const [name, h] of Object.entries(r.cacheHits)) {
+    const ratio = r2(h.chartshot.perSecond / h.bare.perSecond);
+    const bad = h.chartshot.non2xx || h.chartshot.socketErrors ? ` **${h.chartshot.non2xx} non-2xx ${h.chartshot.socketErrors ?? ''}**` : '';
+    rows.push(`| ${name}, wrk ${h.chartshot.connections} connections ${h.chartshot.seconds} s | ${h.chartshot.perSecond}/s (p50 ${h.chartshot.p50Ms} ms)${bad} | bare node:http ${h.bare.perSecond}/s (p50 ${h.bare.p50Ms} ms, ${h.bare.bytes} bytes) | ${ratio} | >= 0.6 | ${yes(ratio >= 0.6 && !bad)} |`);
+  }
+  const lineRatio = r2(big.chartshot.p50Ms / big.peer.p50Ms);
+  rows.push(`| 1200x600 line, 100,000 {x,y} points, 1 in flight, p50 | ${big.chartshot.p50Ms} ms${errs(big.chartshot)} | ${big.peer.p50Ms} ms | ${lineRatio} (chartshot/peer) | <= 0.8 | ${yes(lineRatio <= 0.8)} |`);
+
+  const parts = Object.keys(c4.chartshot.cpu);
+  const cpuRows = [
+    `| CPU ms per render | ${parts.join(' | ')} |`,
+    `|---|${parts.map(() => '---').join('|')}|`,
+    ...([['chartshot, corpus at 1 in flight', c1.chartshot], ['chartshot, corpus at 4 in flight', c4.chartshot], ['peer, corpus at 1 in flight', c1.peer], ['peer, corpus at 4 in flight', c4.peer], ['chartshot, 100x100 bar', small.bar.chartshot], ['peer, 100x100 bar', small.bar.peer]] as const).map(
+      ([label, s]) => `| ${label} | ${parts.map((p) => s.cpu[p]).join(' | ')} |`,
+    ),
+  ];
+
+  const cfgRows = ['| config | callbacks | unicode | chartshot p50 ms | peer p50 ms | peer/chartshot | in-page floor ms | chartshot - floor ms |', '|---|---|---|---|---|---|---|---|'];
+  for (const c of r.perConfig) cfgRows.push(`| ${c.name} | ${c.callbacks ? 'yes' : ''} | ${c.unicode ? 'yes' : ''} | ${c.chartshotMs} | ${c.peerMs} | ${c.ratio} | ${c.floorMs} | ${r2(c.chartshotMs - c.floorMs)} |`);
+
+  return [
+    `# Honest bench, ${r.date.slice(0, 16).replace('T', ' ')} UTC${r.quick ? ' (BENCH_QUICK: a short run, to check the bench, not to quote)' : ''}`,
+    '',
+    `\`npm run bench\` (bench/honest/run.ts), ${r.seconds} s. ${r.machine.cores} cores (${r.machine.cpu ?? '?'}), Node ${r.machine.node}; load average ${r.loadAverageAtStart.join(', ')} at start, ${r.loadAverageAtEnd.join(', ')} at end${r.loadAverageAtStart[0]! > r.machine.cores ? ' (**a busy machine: ratios are not reliable**)' : ''}.`,
+    `Corpus: ${r.corpus.length} configs generated from seed ${r.seed} (bench/honest/corpus.ts), types ${types.join(', ')}, ${Math.min(...sizes.map((s) => s[0]))}x${Math.min(...sizes.map((s) => s[1]))} to ${Math.max(...sizes.map((s) => s[0]))}x${Math.max(...sizes.map((s) => s[1]))}, ${cbCount} with callbacks, ${r.corpus.filter((e) => e.unicode).length} with unicode labels.`,
+    `Peer: ${r.peer.mode} (bench/peer/best.mjs): ${Object.entries(r.peer.versions).map(([k, v]) => `${k} ${v}`).join(', ')}; in one Node process, N in flight = N async loops, PNG encoded on libuv's thread pool.`,
+    `Each pair ran in ${r.rounds} alternating rounds (chartshot first, then peer first, ...). chartshot is measured over HTTP from this process (the load generator); the peer renders in its own process with no HTTP.`,
+    '',
+    rows.join('\n'),
+    '',
+    '## CPU per render, by process',
+    '',
+    'From /proc/<pid>/stat deltas around each round. Chromium processes that exited count where they were reaped (as renderers). "box" is the whole machine, other tenants included: on a quiet machine it is close to the sum of the parts.',
+    '',
+    cpuRows.join('\n'),
+    '',
+    `In-page floor: 100x100 bar ${r.floor.bar100Ms} ms, 100x100 doughnut ${r.floor.doughnut100Ms} ms, 100,000-point line ${r.floor.line100kMs} ms (${r.floor.rendersEach} renders per config).`,
+    '',
+    '## Per config (1 in flight, medians)',
+    '',
+    cfgRows.join('\n'),
+    '',
+  ].join('\n');
+}

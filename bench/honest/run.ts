@@ -1,0 +1,223 @@
+// npm run bench: the honest benchmark (issue 27). chartshot over HTTP beside the peer at its best
+// (bench/peer/best.mjs) on a generated corpus (bench/honest/corpus.ts), side by side in one run,
+// in alternating rounds: the corpus at 1 and 4 in flight, each config's time with the in-page
+// floor, CPU per render split by process, efficiency against the floor, 100x100 bar/doughnut,
+// a 100,000-point line, and cache hits against a bare node:http server (wrk). Writes
+// bench/honest/results.json and bench/honest/results.md.
+// Settings: BENCH_QUICK=1 (a short run, to check the bench works), BENCH_SEED (another corpus of
+// the same shape), BENCH_PEER_MODE=cnc (chartjs-node-canvas instead of plain node-canvas),
+// BENCH_PORT (default 18080; +1 for the bare server), BENCH_NO_BUILD=1.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
+import { join } from 'node:path';
+import http from 'node:http';
+import { loadSamples, request, summarize, type LoadResult } from '../lib.js';
+import { posts, barBody, xyLine } from '../compare.js';
+import { Peer } from '../peer.js';
+import { fetchOnce, wrk, wrkBare, type WrkResult } from '../wrk.js';
+import { benchAccount, startServer, stopServer } from '../server.js';
+import type { Body } from '../corpus/gen.js';
+import { DEFAULT_SEED, generateCorpus, type CorpusEntry } from './corpus.js';
+import { addSplit, cpuSnapshot, perRender, splitDelta, type Split } from './procs.js';
+import { measureFloors, type Floors } from './floor.js';
+import { summaryMarkdown } from './report.js';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const SEED = Number(process.env.BENCH_SEED ?? DEFAULT_SEED);
+const PORT = Number(process.env.BENCH_PORT ?? 18080);
+const BASE = `http://127.0.0.1:${PORT}`;
+const CORES = cpus().length;
+const ROUNDS = QUICK ? 2 : 4;
+const n = (full: number, quick: number) => (QUICK ? quick : full);
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+};
+
+export interface SideResult extends LoadResult {
+  cpu: Record<string, number>;
+  /** per corpus entry: every latency measured at 1 in flight */
+  byBody?: number[][];
+}
+
+/** One side of a comparison: `go(total)` renders `total` requests, returning latencies in request order at 1 in flight. */
+interface Side {
+  go: (total: number) => Promise<{ latencies: number[]; seconds: number; errors: number; statuses: Record<string, number> }>;
+}
+
+async function main() {
+  if (process.env.BENCH_NO_BUILD !== '1') execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+  const started = Date.now();
+  const corpus = generateCorpus(SEED);
+  const bodies = corpus.map((e) => e.body);
+  const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-honest-'));
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    machine: { cores: CORES, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, cpu: cpus()[0]?.model },
+    quick: QUICK,
+    seed: SEED,
+    rounds: ROUNDS,
+    loadAverageAtStart: loadavg().map(r2),
+    corpus: corpus.map((e) => ({ name: e.name, type: e.type, size: `${e.body.width}x${e.body.height}`, sizeClass: e.sizeClass, callbacks: e.callbacks, unicode: e.unicode, bytes: JSON.stringify(e.body).length })),
+  };
+  const acct = benchAccount(dataDir);
+  const headers = { 'x-api-key': acct.api_key };
+  const server = await startServer(dataDir, PORT);
+  const peer = await Peer.start({ worker: 'best.mjs', env: { PEER_MODE: process.env.BENCH_PEER_MODE ?? 'plain' } });
+  results.peer = { mode: peer.mode, versions: peer.versions };
+  const roots = { server: server.pid!, peer: peer.pid, loadGenerator: process.pid };
+  const log = (s: string) => console.log(`[${Math.round((Date.now() - started) / 1000)} s] ${s}`);
+
+  const cs = (list: Body[], conc: number): Side => {
+    const make = posts(list, headers);
+    return { go: async (total) => { const s = await loadSamples(BASE, conc, total, make); return { latencies: s.latencies, seconds: s.result.seconds, errors: s.result.errors, statuses: s.result.statuses }; } };
+  };
+  const pr = (list: Body[], conc: number): Side => {
+    const json = list.map((b) => JSON.stringify(b));
+    return {
+      go: async (total) => {
+        const r = await peer.run(json, conc, total);
+        if (r.firstError) log(`peer error: ${r.firstError}`);
+        return { latencies: r.latencies, seconds: r.seconds, errors: r.errors, statuses: { 200: r.requests - r.errors } };
+      },
+    };
+  };
+
+  /**
+   * chartshot and the peer, `perRound` requests each per round, in alternating rounds (a b, b a,
+   * ...) so a change in the shared machine's load hits both alike. CPU split by process per side.
+   * At 1 in flight, latencies arrive in request order: byBody[i] holds body i's.
+   */
+  async function sideBySide(label: string, list: Body[], conc: number, perRound: number): Promise<{ chartshot: SideResult; peer: SideResult }> {
+    const sides = [cs(list, conc), pr(list, conc)];
+    const acc = sides.map(() => ({ latencies: [] as number[], seconds: 0, errors: 0, statuses: {} as Record<string, number>, split: null as Split | null, byBody: list.map(() => [] as number[]) }));
+    for (let k = 0; k < ROUNDS; k++) {
+      for (const j of k % 2 === 0 ? [0, 1] : [1, 0]) {
+        const before = cpuSnapshot(roots);
+        const s = await sides[j]!.go(perRound);
+        const x = acc[j]!;
+        x.split = addSplit(x.split, splitDelta(before, cpuSnapshot(roots)));
+        x.latencies.push(...s.latencies);
+        if (conc === 1) s.latencies.forEach((ms, i) => x.byBody[i % list.length]!.push(ms));
+        x.seconds += s.seconds;
+        x.errors += s.errors;
+        for (const [code, count] of Object.entries(s.statuses)) x.statuses[code] = (x.statuses[code] ?? 0) + count;
+      }
+    }
+    const [c, p] = acc.map((x) => ({
+      ...summarize(conc, x.latencies, x.seconds, x.errors, x.statuses),
+      cpu: perRender(x.split!, x.latencies.length),
+      ...(conc === 1 ? { byBody: x.byBody } : {}),
+    })) as [SideResult, SideResult];
+    log(`${label} c=${conc}: chartshot ${c.perSecond}/s p50 ${c.p50Ms} ms (${c.errors} errors); peer ${p.perSecond}/s p50 ${p.p50Ms} ms (${p.errors} errors)`);
+    return { chartshot: c, peer: p };
+  }
+
+  let floors: Floors;
+  try {
+    // Warm both sides over the whole corpus (JIT, fonts, one canvas per size in the peer).
+    await cs(bodies, 4).go(bodies.length * n(2, 1));
+    await pr(bodies, 4).go(bodies.length * n(2, 1));
+    log('warm');
+
+    results.corpusC1 = await sideBySide('corpus', bodies, 1, bodies.length);
+    results.corpusC4 = await sideBySide('corpus', bodies, 4, bodies.length * n(2, 1));
+
+    const small: Record<string, unknown> = {};
+    for (const type of ['bar', 'doughnut'] as const) {
+      const b = [barBody(type, 100, 100)];
+      await cs(b, 1).go(20);
+      await pr(b, 1).go(20);
+      small[type] = await sideBySide(`100x100 ${type}`, b, 1, n(100, 20));
+    }
+    results.small = small;
+
+    const big = [xyLine(100000)];
+    await cs(big, 1).go(2);
+    await pr(big, 1).go(2);
+    results.line100k = await sideBySide('line 1200x600 100,000 points', big, 1, n(4, 2));
+
+    results.cacheHits = await cacheHits(headers, n(5, 2));
+  } finally {
+    await peer.stop();
+    await stopServer(server);
+    log('server and peer stopped');
+  }
+  try {
+    // The in-page floor, on a pool of one page in this process (the server is gone by now).
+    floors = await measureFloors(dataDir, corpus, n(15, 3));
+    results.floor = floors;
+    log('floors measured');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  results.loadAverageAtEnd = loadavg().map(r2);
+  results.seconds = Math.round((Date.now() - started) / 1000);
+  Object.assign(results, derived(corpus, results, floors));
+  writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(results, null, 2) + '\n');
+  const md = summaryMarkdown(results as never);
+  writeFileSync(new URL('./results.md', import.meta.url), md);
+  console.log('\n' + md);
+  console.log(`wrote bench/honest/results.json and bench/honest/results.md in ${results.seconds} s`);
+}
+
+/** Per-config rows, ratios, and efficiency against the in-page floor. */
+function derived(corpus: CorpusEntry[], r: Record<string, unknown>, floors: Floors) {
+  const c1 = r.corpusC1 as { chartshot: SideResult; peer: SideResult };
+  const c4 = r.corpusC4 as { chartshot: SideResult; peer: SideResult };
+  const perConfig = corpus.map((e, i) => {
+    const c = median(c1.chartshot.byBody![i]!);
+    const p = median(c1.peer.byBody![i]!);
+    return { name: e.name, callbacks: e.callbacks, unicode: e.unicode, chartshotMs: r2(c), peerMs: r2(p), ratio: r2(p / c), floorMs: floors.perConfigMs[i]! };
+  });
+  const sum = (k: 'chartshotMs' | 'peerMs' | 'floorMs') => r2(perConfig.reduce((s, x) => s + x[k], 0));
+  const meanFloorMs = sum('floorMs') / corpus.length;
+  // what the floor allows on these cores: every core drawing and encoding, nothing else
+  const floorPerSecond = (CORES * 1000) / meanFloorMs;
+  return {
+    perConfig,
+    sums: { chartshotMs: sum('chartshotMs'), peerMs: sum('peerMs'), floorMs: sum('floorMs'), ratio: r2(sum('peerMs') / sum('chartshotMs')) },
+    efficiency: {
+      meanFloorMs: r2(meanFloorMs),
+      floorAllowsPerSecond: r2(floorPerSecond),
+      measuredC4PerSecond: c4.chartshot.perSecond,
+      efficiencyC4: r2(c4.chartshot.perSecond / floorPerSecond),
+      peerC4PerSecond: c4.peer.perSecond,
+    },
+    ratios: {
+      corpusC1: r2(c1.chartshot.perSecond / c1.peer.perSecond),
+      corpusC4: r2(c4.chartshot.perSecond / c4.peer.perSecond),
+    },
+  };
+}
+
+/** Cache hits with wrk: chartshot against a bare node:http server sending the same bytes and headers. */
+async function cacheHits(headers: Record<string, string>, secs: number): Promise<Record<string, { chartshot: WrkResult; bare: WrkResult & { bytes: number } }>> {
+  const agent = new http.Agent({ keepAlive: true });
+  const created = await request(agent, BASE, 'POST', '/v1/chart/create', JSON.stringify(barBody('bar', 800, 400)), headers);
+  agent.destroy();
+  const hits: Array<[string, string]> = [];
+  if (created.status === 201) hits.push(['GET /v1/chart/{id} (memory tier)', (JSON.parse(created.body.toString()) as { url: string }).url]);
+  const openChart = JSON.stringify({ type: 'bar', data: { labels: ['A', 'B', 'C'], datasets: [{ label: 'Open', data: [3, 1, 2] }] } });
+  hits.push(['GET /v1/open/chart cache hit', `${BASE}/v1/open/chart?w=500&h=300&c=${encodeURIComponent(openChart)}`]);
+  const out: Record<string, { chartshot: WrkResult; bare: WrkResult & { bytes: number } }> = {};
+  for (const [name, url] of hits) {
+    const u = new URL(url);
+    const local = `${BASE}${u.pathname}${u.search}`;
+    const first = await fetchOnce(local); // fills the cache (one miss)
+    if (first.status !== 200) console.log(`${name}: first request answered ${first.status}`);
+    wrk(local, 1); // warms the route
+    const c = wrk(local, secs);
+    const b = await wrkBare(local, PORT + 1, secs);
+    console.log(`${name}: chartshot ${c.perSecond}/s, bare node:http ${b.perSecond}/s (${b.bytes} bytes)`);
+    out[name] = { chartshot: c, bare: b };
+  }
+  return out;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
