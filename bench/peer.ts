@@ -50,11 +50,11 @@ export class Peer {
     execFileSync('bash', [DIR + 'setup.sh'], { stdio: 'inherit' });
     const worker = opts.worker ?? 'worker.mjs';
     const child = fork(DIR + worker, [], { cwd: DIR, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [], env: { ...process.env, ...opts.env } });
-    const hello = await new Promise<{ versions: Record<string, string>; mode?: string; trim?: boolean }>((resolve, reject) => {
-      child.once('message', (m: { ready?: boolean; versions: Record<string, string>; mode?: string; trim?: boolean }) => (m.ready ? resolve(m) : reject(new Error('peer: bad hello'))));
+    const hello = await new Promise<{ versions: Record<string, string>; mode?: string; trim?: boolean; newCanvas?: boolean }>((resolve, reject) => {
+      child.once('message', (m: { ready?: boolean; versions: Record<string, string>; mode?: string; trim?: boolean; newCanvas?: boolean }) => (m.ready ? resolve(m) : reject(new Error('peer: bad hello'))));
       child.once('exit', (code) => reject(new Error(`peer exited with ${code} during start`)));
     });
-    const mode = worker === 'best.mjs' ? `${hello.mode}${hello.trim === false ? ' (no trim)' : ''}` : 'worker.mjs';
+    const mode = worker === 'best.mjs' ? `${hello.mode}${hello.trim === false ? ' (no trim)' : ''}${hello.newCanvas ? ' (new canvas per render)' : ''}` : 'worker.mjs';
     return new Peer(child, hello.versions, mode);
   }
 

@@ -1,5 +1,5 @@
-// npm run bench: the real server measured over HTTP, beside its peer (bench/peer/) and a bare
-// node:http server; writes bench/results.json and the README table. BENCH_QUICK=1: a short run;
+// npm run bench:service: the real server measured over HTTP, beside the old peer (bench/peer/worker.mjs) and a bare
+// node:http server; writes bench/results.json (and the README table between bench:start/bench:end markers, when there are any). BENCH_QUICK=1: a short run;
 // BENCH_PEER_ONLY=1: only the comparisons (bench/compare.ts). With DATABASE_URL and REDIS_URL
 // set, a second server on them is measured beside the SQLite one (bench/shared.ts);
 // BENCH_SHARED_ONLY=1: only that comparison (printed, nothing written).
@@ -247,7 +247,7 @@ function updateReadme(r: Record<string, unknown>, peerTable: string): void {
   const sm = r.shortMemory as LoadResult | string;
   const sp = r.shortPersistent as LoadResult | undefined;
   const table = [
-    `Measured ${String(r.date).slice(0, 10)} by \`npm run bench\` on this ${CORES}-core machine (server, Chromium and the load generator share the cores; POOL_SIZE=${CORES}).`,
+    `Measured ${String(r.date).slice(0, 10)} by \`npm run bench:service\` on this ${CORES}-core machine (server, Chromium and the load generator share the cores; POOL_SIZE=${CORES}).`,
     '',
     '| workload | concurrency | renders/s | p50 ms | p95 ms | errors |',
     '|---|---|---|---|---|---|',

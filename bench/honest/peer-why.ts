@@ -18,6 +18,7 @@ const setups: Array<[string, PeerOptions]> = [
   ['chartjs-node-canvas, renderer per size (best.mjs cnc)', { worker: 'best.mjs', env: { PEER_MODE: 'cnc' } }],
   ['node-canvas + one Chart.js, all plugins on (best.mjs plain, PEER_TRIM=0)', { worker: 'best.mjs', env: { PEER_MODE: 'plain', PEER_TRIM: '0' } }],
   ['node-canvas + one Chart.js, unused plugins off (best.mjs plain)', { worker: 'best.mjs', env: { PEER_MODE: 'plain' } }],
+  ['the same with a new canvas per render (best.mjs plain, PEER_NEW_CANVAS=1)', { worker: 'best.mjs', env: { PEER_MODE: 'plain', PEER_NEW_CANVAS: '1' } }],
 ];
 
 async function main() {

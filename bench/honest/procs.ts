@@ -128,7 +128,7 @@ export function perRender(s: Split, renders: number): Record<string, number> {
   const r = (x: number) => Math.round((x / renders) * 100) / 100;
   const out: Record<string, number> = {};
   for (const p of PARTS) out[p] = r(s[p]);
-  out['chartshot total (server + Chromium + load generator)'] = r(s['node server'] + s['browser process'] + s.renderers + s['gpu/utility'] + s['load generator']);
+  out['chartshot side (server + Chromium + load generator)'] = r(s['node server'] + s['browser process'] + s.renderers + s['gpu/utility'] + s['load generator']);
   out['box (all processes on the machine)'] = r(s.box);
   return out;
 }

@@ -54,10 +54,15 @@ interface TraceEvent {
   tid: number;
   ts: number;
   dur?: number;
+  /** thread (CPU) time of the event, when Chromium recorded it */
+  tdur?: number;
   args?: { name?: string };
 }
 
-/** Self time (ms) by event name, per process kind, from the trace's complete events. */
+/**
+ * Self time (ms) by event name, per process and thread, from the trace's complete events:
+ * thread (CPU) time where the event has it (tdur), else wall time; nesting by wall time.
+ */
 function traceSelfTimes(events: TraceEvent[]): Record<string, Array<[string, number]>> {
   const procName = new Map<number, string>();
   const threadName = new Map<string, string>();
@@ -84,8 +89,9 @@ function traceSelfTimes(events: TraceEvent[]): Record<string, Array<[string, num
     const close = (until: number) => {
       while (stack.length && stack.at(-1)!.e.ts + stack.at(-1)!.e.dur! <= until) {
         const top = stack.pop()!;
-        m.set(top.e.name, (m.get(top.e.name) ?? 0) + (top.e.dur! - top.child) / 1000);
-        if (stack.length) stack.at(-1)!.child += top.e.dur!;
+        const own = top.e.tdur ?? top.e.dur!;
+        m.set(top.e.name, (m.get(top.e.name) ?? 0) + Math.max(0, own - top.child) / 1000);
+        if (stack.length) stack.at(-1)!.child += own;
       }
     };
     for (const e of list) {
@@ -110,9 +116,18 @@ interface ProfileNode {
 }
 
 /** Self time (ms) by function and by where it comes from, from a V8 CPU profile. */
-function profileSelfTimes(p: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, group: (url: string, fn: string) => string) {
+function profileSelfTimes(p: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number }, group: (url: string, fn: string, line: number) => string, windowUs?: [number, number]) {
   const self = new Map<number, number>();
-  p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000));
+  // a sample's time: the profile's start plus the deltas so far (CLOCK_MONOTONIC microseconds,
+  // the clock of process.hrtime); outside the window (e.g. the server's start) it does not count
+  let t = p.startTime;
+  let inWindow = 0;
+  p.samples.forEach((id, i) => {
+    t += p.timeDeltas[i] ?? 0;
+    if (windowUs && (t < windowUs[0] || t > windowUs[1])) return;
+    inWindow++;
+    self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  });
   const byFn = new Map<string, number>();
   const byGroup = new Map<string, number>();
   let total = 0;
@@ -123,12 +138,12 @@ function profileSelfTimes(p: { nodes: ProfileNode[]; samples: number[]; timeDelt
     const file = f.url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*?\/(src|dist|renderer-page)\//, '$1/');
     const fnKey = `${f.functionName || '(anonymous)'} ${file}:${f.lineNumber + 1}`;
     byFn.set(fnKey, (byFn.get(fnKey) ?? 0) + ms);
-    const g = group(f.url, f.functionName);
+    const g = group(f.url, f.functionName, f.lineNumber + 1);
     byGroup.set(g, (byGroup.get(g) ?? 0) + ms);
     if (g !== '(idle)') total += ms;
   }
   const top = (m: Map<string, number>, k: number) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, v]) => [n, r1(v), `${r1((100 * v) / total)}%`]);
-  return { busyMs: r1(total), byGroup: top(byGroup, 15), byFunction: top(byFn, 25) };
+  return { busyMs: r1(total), samples: inWindow, byGroup: top(byGroup, 15), byFunction: top(byFn, 25) };
 }
 
 function nodeGroup(url: string, fn: string): string {
@@ -140,10 +155,30 @@ function nodeGroup(url: string, fn: string): string {
   return own ? `chartshot: ${own[2]!.split('/').slice(0, 2).join('/')}` : url;
 }
 
-function pageGroup(url: string, fn: string): string {
-  if (!url) return fn.startsWith('(') ? fn : '(native: canvas, encoder, builtins)';
-  const file = url.split('/').pop()!.split('?')[0]!;
-  return /chart/i.test(file) ? `Chart.js (${file})` : file;
+/**
+ * Which script of the renderer page a line of harness.html belongs to: the server inlines each
+ * `<script src>` in place (src/render/harness.ts), so a script starts on its tag's line.
+ */
+function harnessScripts(): Array<{ from: number; to: number; name: string }> {
+  const dir = new URL('../../renderer-page/', import.meta.url);
+  const lines = readFileSync(new URL('harness.html', dir), 'utf8').split('\n');
+  const out: Array<{ from: number; to: number; name: string }> = [];
+  let extra = 0;
+  lines.forEach((line, i) => {
+    const src = /<script src="([^"]+)"><\/script>/.exec(line)?.[1];
+    if (!src) return;
+    const n = readFileSync(new URL(src, dir), 'utf8').split('\n').length;
+    out.push({ from: i + 1 + extra, to: i + 1 + extra + n - 1, name: src });
+    extra += n - 1;
+  });
+  return out;
+}
+const SCRIPTS = harnessScripts();
+
+function pageGroup(url: string, fn: string, line = 0): string {
+  if (!url) return fn.startsWith('(') ? fn : '(native: canvas, PNG encoder, DOM, builtins)';
+  const script = SCRIPTS.find((x) => line >= x.from && line <= x.to);
+  return script ? script.name : url.split('/').pop()!;
 }
 
 async function main() {
@@ -161,6 +196,7 @@ async function main() {
     const headers = { 'x-api-key': acct.api_key };
     const server = await startServer(dataDir, PORT, { CHROMIUM_PATH: wrapper }, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
     const make = posts(corpus.map((e) => e.body), headers);
+    let windowUs: [number, number] | undefined;
     try {
       await loadSamples(BASE, 4, corpus.length * 2, make); // warm
       const dt = devtoolsOf(server.pid!);
@@ -184,6 +220,7 @@ async function main() {
       } as never);
       for (const s of pages) await s.send('Profiler.start');
       const before = cpuSnapshot({ server: server.pid!, loadGenerator: process.pid });
+      const w0 = Number(process.hrtime.bigint() / 1000n);
       const t0 = Date.now();
       let renders = 0;
       let errors = 0;
@@ -193,6 +230,7 @@ async function main() {
         errors += r.result.errors;
       }
       const after = cpuSnapshot({ server: server.pid!, loadGenerator: process.pid });
+      windowUs = [w0, Number(process.hrtime.bigint() / 1000n)];
       const wall = (Date.now() - t0) / 1000;
       const profiles: Protocol.Profiler.Profile[] = [];
       for (const s of pages) profiles.push((await s.send('Profiler.stop').catch(() => ({ profile: null }))).profile!);
@@ -206,9 +244,9 @@ async function main() {
       await stopServer(server);
     }
     const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
-    if (file) out.node = profileSelfTimes(JSON.parse(readFileSync(join(profDir, file), 'utf8')), nodeGroup);
+    if (file) out.node = profileSelfTimes(JSON.parse(readFileSync(join(profDir, file), 'utf8')), nodeGroup, windowUs);
     else out.node = 'no .cpuprofile written (the server did not exit cleanly)';
-    out.note = 'node: the whole server run (start, warm-up and the window); renderers and trace: the window only';
+    out.note = 'node: samples inside the window only; renderers: pages that existed at the start, over the window; trace: the window, thread time where recorded';
   } finally {
     for (const d of [dataDir, profDir, wrapDir]) rmSync(d, { recursive: true, force: true });
   }

@@ -8,7 +8,8 @@
 //   cnc: chartjs-node-canvas 5, one ChartJSNodeCanvas per size and background, reused (what
 //     bench/peer/worker.mjs does). Each instance require()s a fresh copy of Chart.js
 //     ('chart.js/auto', then drops it from the require cache) and makes a new canvas per render.
-//   PEER_TRIM=0 keeps every built-in plugin on (plain mode), to show trimming changes no pixel.
+//   PEER_TRIM=0 keeps every built-in plugin on (plain mode), to show trimming changes no pixel;
+//   PEER_NEW_CANVAS=1 makes a canvas per render (plain mode), to price the reuse.
 import { readFileSync } from 'node:fs';
 import { createCanvas } from 'canvas';
 import { Chart, registerables } from 'chart.js';
@@ -17,6 +18,7 @@ import { revived } from './revive.mjs';
 
 const MODE = process.env.PEER_MODE === 'cnc' ? 'cnc' : 'plain';
 const TRIM = process.env.PEER_TRIM !== '0';
+const NEW_CANVAS = process.env.PEER_NEW_CANVAS === '1';
 
 Chart.register(...registerables);
 
@@ -61,10 +63,12 @@ function trim(chart, text) {
 
 const freeCanvases = new Map();
 function takeCanvas(w, h) {
+  if (NEW_CANVAS) return createCanvas(w, h);
   const list = freeCanvases.get(`${w}x${h}`);
   return list?.pop() ?? createCanvas(w, h);
 }
 function giveCanvas(canvas) {
+  if (NEW_CANVAS) return;
   const key = `${canvas.width}x${canvas.height}`;
   let list = freeCanvases.get(key);
   if (!list) freeCanvases.set(key, (list = []));
@@ -175,6 +179,7 @@ if (process.send) {
     ready: true,
     mode: MODE,
     trim: TRIM,
+    newCanvas: NEW_CANVAS,
     versions: { node: process.version, 'chart.js': version('chart.js'), canvas: version('canvas'), 'chartjs-node-canvas': version('chartjs-node-canvas'), threadpool: process.env.UV_THREADPOOL_SIZE ?? '4 (default)' },
   });
 }
