@@ -33,6 +33,7 @@ interface Results {
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
+const SIDE = 'chartshot side (server + Chromium + load generator)';
 const yes = (ok: boolean) => (ok ? 'yes' : 'no');
 const errs = (s: SideResult) => (s.errors ? `, **${s.errors} errors**` : '');
 const rate = (s: SideResult) => `${s.perSecond}/s (p50 ${s.p50Ms} ms${errs(s)})`;
@@ -47,6 +48,10 @@ export function summaryMarkdown(r: Results): string {
     '|---|---|---|---|---|---|',
     `| corpus at 1 in flight | ${rate(c1.chartshot)} | ${rate(c1.peer)} | ${r.ratios.corpusC1} | >= 2.0 | ${yes(r.ratios.corpusC1 >= 2)} |`,
     `| corpus at 4 in flight | ${rate(c4.chartshot)} | ${rate(c4.peer)} | ${r.ratios.corpusC4} | >= 2.0 | ${yes(r.ratios.corpusC4 >= 2)} |`,
+    ...([['1', c1], ['4', c4]] as const).map(([k, x]) => {
+      const c = x.chartshot.cpu[SIDE]!;
+      return `| CPU per render, corpus at ${k} in flight (chartshot: server + Chromium + load generator; peer: its process) | ${c} ms | ${x.peer.cpu.peer} ms | ${r2(x.peer.cpu.peer! / c)} (peer/chartshot; moves less with the machine's load than renders/s) | - | - |`;
+    }),
     `| per-config medians at 1 in flight, summed | ${r.sums.chartshotMs} ms | ${r.sums.peerMs} ms | ${r.sums.ratio} (peer/chartshot) | - | - |`,
     `| efficiency at 4 in flight (measured / what the in-page floor allows on ${r.machine.cores} cores) | ${r.efficiency.measuredC4PerSecond}/s of ${r.efficiency.floorAllowsPerSecond}/s (floor ${r.efficiency.meanFloorMs} ms per render, mean) | - | ${r.efficiency.efficiencyC4} | >= 0.75 | ${yes(r.efficiency.efficiencyC4 >= 0.75)} |`,
   ];
