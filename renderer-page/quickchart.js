@@ -98,16 +98,39 @@
     return color;
   }
 
-  /** As chartjs-plugin-colorschemes colours a chart: per dataset (by its index), per data point on
-   *  pie and doughnut; only what the dataset leaves unset, unless `override`. */
-  function palette(cfg) {
-    var plugins = cfg.options.plugins;
-    var opts = isObject(plugins) && isObject(plugins.colorschemes) ? plugins.colorschemes : null;
-    var scheme = opts ? (Array.isArray(opts.scheme) ? opts.scheme : SCHEMES[opts.scheme]) : TABLEAU10;
-    if (!Array.isArray(scheme) || scheme.length === 0) return;
-    var alpha = opts && typeof opts.fillAlpha === 'number' ? opts.fillAlpha : 0.5;
-    var reverse = !!(opts && opts.reverse);
-    var override = !!(opts && opts.override);
+  /** A scheme by name ('tableau.Tableau10') from the colorschemes package's tables (the v2 page
+   *  loads them), or a list of colours as given. */
+  function schemeOf(name) {
+    if (Array.isArray(name)) return name;
+    if (typeof name !== 'string') return null;
+    // the package's own backward-compatible names
+    var m = /^(brewer\.\w+)([1-3])-(\d+)$/.exec(name);
+    if (m) name = m[1] + ['One', 'Two', 'Three'][m[2] - 1] + m[3];
+    else if (name === 'office.Office2007-2010-6') name = 'office.OfficeClassic6';
+    var tables = window.Chart && window.Chart.colorschemes;
+    var parts = name.split('.');
+    var hasOwn = Object.prototype.hasOwnProperty;
+    if (isObject(tables) && parts.length === 2 && hasOwn.call(tables, parts[0]) && hasOwn.call(tables[parts[0]], parts[1])) return tables[parts[0]][parts[1]];
+    return SCHEMES[name] || null;
+  }
+
+  /** As QuickChart's fork of chartjs-plugin-colorschemes colours a chart (at beforeUpdate, before
+   *  anything is drawn): per dataset by its index; per data point on doughnut, pie and polarArea;
+   *  on line, radar and scatter the points too, but only where the border colour was unset; only
+   *  what the dataset leaves unset, unless `override`. Options default as the plugin's do. */
+  function palette(cfg, opts) {
+    var scheme = schemeOf(opts.scheme === undefined ? 'brewer.Paired12' : opts.scheme);
+    if (!Array.isArray(scheme)) return;
+    if (typeof opts.custom === 'function') {
+      var clone = scheme.slice();
+      var custom = opts.custom(clone);
+      if (Array.isArray(custom) && custom.length) scheme = custom;
+      else if (Array.isArray(clone) && clone.length) scheme = clone;
+    }
+    if (scheme.length === 0) return;
+    var alpha = opts.fillAlpha === undefined ? 0.5 : opts.fillAlpha;
+    var reverse = !!opts.reverse;
+    var override = !!opts.override;
     var len = scheme.length;
     function pick(i) {
       var k = i % len;
@@ -124,18 +147,37 @@
         case 'radar':
         case 'scatter':
           if (unset(ds, 'backgroundColor')) ds.backgroundColor = rgba(color, alpha);
-          if (unset(ds, 'borderColor')) ds.borderColor = color;
-          if (unset(ds, 'pointBackgroundColor')) ds.pointBackgroundColor = rgba(color, alpha);
-          if (unset(ds, 'pointBorderColor')) ds.pointBorderColor = color;
+          if (unset(ds, 'borderColor')) {
+            ds.borderColor = color;
+            if (unset(ds, 'pointBackgroundColor')) ds.pointBackgroundColor = rgba(color, alpha);
+            if (unset(ds, 'pointBorderColor')) ds.pointBorderColor = color;
+          }
           break;
         case 'doughnut':
         case 'pie':
+        case 'polarArea':
           if (unset(ds, 'backgroundColor') && Array.isArray(ds.data)) ds.backgroundColor = ds.data.map(function (_, j) { return pick(j); });
           break;
         default:
           if (unset(ds, 'backgroundColor')) ds.backgroundColor = color;
       }
     });
+  }
+
+  /** The colorschemes options a chart gets: its own when it names the plugin (any type), else
+   *  tableau.Tableau10 on the types QuickChart gives it to; null for none. */
+  function paletteOptions(cfg) {
+    var plugins = cfg.options.plugins;
+    var own = isObject(plugins) ? plugins.colorschemes : undefined;
+    if (own === false) return null;
+    if (isObject(own)) return own;
+    return PALETTE[cfg.type] ? { scheme: 'tableau.Tableau10' } : null;
+  }
+
+  /** The v2 plugins the page took back (v2-plugins.js), by id. */
+  function v2Plugin(id) {
+    var all = window.ChartshotV2Plugins;
+    return all && Object.prototype.hasOwnProperty.call(all, id) ? all[id] : null;
   }
 
   /**
@@ -152,7 +194,8 @@
     var o = cfg.options;
     var type = cfg.type;
     if (AXES[type] && !o.scales) o.scales = { yAxes: [{ ticks: { beginAtZero: true } }] };
-    if (PALETTE[type] && !(isObject(o.plugins) && o.plugins.colorschemes === false) && Array.isArray(cfg.data.datasets)) palette(cfg);
+    var schemeOpts = paletteOptions(cfg);
+    if (schemeOpts && Array.isArray(cfg.data.datasets)) palette(cfg, schemeOpts);
     var datasets = datasetsOf(cfg);
     if (type === 'line') datasets.forEach(function (ds) { ds.lineTension = ds.lineTension || 0; });
     if (!isObject(o.plugins)) o.plugins = {};
@@ -169,7 +212,11 @@
       if (asked && labelDefaults) o.plugins.datalabels = { display: false };
       outlabels = outlabels || asked;
     }
-    return { outlabels: outlabels, doughnutlabel: isObject(o.plugins.doughnutlabel), annotation: isObject(o.annotation) };
+    // QuickChart's hosted plugins (quickchart-v2.js) and chartjs-plugin-error-bars, when asked for
+    var extra = window.ChartshotQuickChartV2 ? window.ChartshotQuickChartV2.pluginsFor(cfg) : [];
+    var errorBars = v2Plugin('chartJsPluginErrorBars');
+    if (errorBars && datasets.some(function (ds) { return isObject(ds.errorBars); })) extra.push(errorBars);
+    return { outlabels: outlabels, doughnutlabel: isObject(o.plugins.doughnutlabel), annotation: isObject(o.annotation), extra: extra };
   }
 
   // ---- helpers of JavaScript configs ---------------------------------------------------------

@@ -28,6 +28,9 @@ const copies = {
   // Chart.js 3.9.1 (harness3.html) shares the date-fns adapter and datalabels 2.x above
   'v3/chart.js': 'node_modules/chartjs3/dist/chart.min.js',
   'v3/chartjs-plugin-annotation.js': 'node_modules/chartjs-plugin-annotation-v3/dist/chartjs-plugin-annotation.min.js',
+  // QuickChart's v3 chart types: financial 0.1 is the Chart.js 3 build (0.2 needs 4); sankey and
+  // funnel share the Chart.js 4 page's builds above (both declare chart.js >= 3)
+  'v3/chartjs-chart-financial.js': 'node_modules/chartjs-chart-financial-v3/dist/chartjs-chart-financial.min.js',
   // Chart.js 2.9.4 (harness2.html): the bundle carries moment as its time adapter
   'v2/chart.js': 'node_modules/chartjs2/dist/Chart.bundle.min.js',
   'v2/chartjs-plugin-datalabels.js': 'node_modules/chartjs-plugin-datalabels-v2/dist/chartjs-plugin-datalabels.min.js',
@@ -36,6 +39,10 @@ const copies = {
   'v2/chartjs-plugin-piechart-outlabels.js': 'node_modules/chartjs-plugin-piechart-outlabels/dist/chartjs-plugin-piechart-outlabels.min.js',
   'v2/chartjs-chart-radial-gauge.js': 'node_modules/chartjs-chart-radial-gauge/build/Chart.RadialGauge.umd.min.js',
   'v2/chartjs-chart-box-and-violin-plot.js': 'node_modules/chartjs-chart-box-and-violin-plot/build/Chart.BoxPlot.min.js',
+  // QuickChart's hosted v2 features: type gauge, error bars, the colorschemes tables
+  'v2/chartjs-gauge.js': 'node_modules/chartjs-gauge/dist/chartjs-gauge.min.js',
+  'v2/chartjs-plugin-error-bars.js': 'node_modules/chartjs-plugin-error-bars/build/Plugin.Errorbars.min.js',
+  'v2/chartjs-plugin-colorschemes.js': 'node_modules/chartjs-plugin-colorschemes/dist/chartjs-plugin-colorschemes.min.js',
 };
 for (const [name, from] of Object.entries(copies)) {
   const src = join(root, from);

@@ -128,6 +128,8 @@ function prepare(cfg, req, ratio) {
     if (wants.annotation && V2_PLUGINS.annotation) plugins.push(V2_PLUGINS.annotation);
     if (wants.outlabels && V2_PLUGINS.outlabels) plugins.push(V2_PLUGINS.outlabels);
     if (wants.doughnutlabel && V2_PLUGINS.doughnutlabel) plugins.push(V2_PLUGINS.doughnutlabel);
+    // QuickChart's hosted plugins and error bars (quickchart.js, quickchart-v2.js)
+    if (Array.isArray(wants.extra)) plugins.push.apply(plugins, wants.extra);
   }
   if (req.backgroundColor !== null && req.backgroundColor !== undefined) {
     if (typeof req.backgroundColor !== 'string' || !isColor(req.backgroundColor)) {

@@ -45,14 +45,22 @@ export const CHARTJS_PAGES: readonly ChartjsPage[] = [
     major: 3,
     chartjs: '3.9.1',
     selectedBy: 'version 3 (e.g. 3.9.1)',
-    types: BUILT_IN_TYPES,
-    plugins: [{ package: 'chartjs-plugin-annotation', version: '1.4.0', use: 'options.plugins.annotation' }, datalabels2, dateAdapter],
+    types: [...BUILT_IN_TYPES, 'sankey', 'funnel', 'candlestick', 'ohlc'],
+    plugins: [
+      { package: 'chartjs-plugin-annotation', version: '1.4.0', use: 'options.plugins.annotation' },
+      datalabels2,
+      dateAdapter,
+      // QuickChart's docs draw these with Chart.js 3; sankey and funnel are the Chart.js 4 page's builds
+      { package: 'chartjs-chart-sankey', version: '0.19.1', use: 'type sankey' },
+      { package: 'chartjs-chart-funnel', version: '4.2.5', use: 'type funnel' },
+      { package: 'chartjs-chart-financial', version: '0.1.1', use: 'types candlestick, ohlc' },
+    ],
   },
   {
     major: 2,
     chartjs: '2.9.4',
     selectedBy: "version 2 (e.g. 2.9.4); the default of QuickChart's /chart routes",
-    types: [...BUILT_IN_TYPES, 'horizontalBar', 'radialGauge', 'boxplot', 'horizontalBoxplot', 'violin', 'horizontalViolin', 'outlabeledPie', 'outlabeledDoughnut'],
+    types: [...BUILT_IN_TYPES, 'horizontalBar', 'radialGauge', 'gauge', 'boxplot', 'horizontalBoxplot', 'violin', 'horizontalViolin', 'outlabeledPie', 'outlabeledDoughnut'],
     aliases: { donut: 'doughnut', sparkline: 'line (no axes, no legend)', progressBar: 'horizontalBar (stacked)' },
     plugins: [
       { package: 'chartjs-plugin-datalabels', version: '0.7.0', use: 'options.plugins.datalabels' },
@@ -61,6 +69,9 @@ export const CHARTJS_PAGES: readonly ChartjsPage[] = [
       { package: 'chartjs-plugin-piechart-outlabels', version: '0.1.4', use: 'types outlabeledPie, outlabeledDoughnut, or options.plugins.outlabels' },
       { package: 'chartjs-chart-radial-gauge', version: '1.1.0', use: 'type radialGauge' },
       { package: 'chartjs-chart-box-and-violin-plot', version: '4.0.0', use: 'types boxplot, horizontalBoxplot, violin, horizontalViolin' },
+      { package: 'chartjs-gauge', version: '0.3.0', use: 'type gauge' },
+      { package: 'chartjs-plugin-error-bars', version: '1.2.2', use: 'errorBars on a dataset (options.plugins.chartJsPluginErrorBars)' },
+      { package: 'chartjs-plugin-colorschemes', version: '0.4.0', use: "options.plugins.colorschemes (scheme tables; applied as QuickChart's fork applies them)" },
     ],
   },
 ];

@@ -93,7 +93,7 @@ export function configTextToPreparse(f: QuickChartFields): string | null {
     return null; // the same error is thrown again where the request is built
   }
   if (typeof raw !== 'string' || raw.length <= INLINE_JSON5_MAX_CHARS) return null;
-  const text = raw.trim();
+  const text = withoutTrailingSemicolons(raw.trim());
   // deeper than the limit is refused before any parse (parseData): nothing to do off the loop
   return nestingDepth(text) > MAX_JSON_DEPTH ? null : text;
 }
@@ -117,7 +117,7 @@ export function parseConfigSource(raw: unknown, allowJs: boolean, field = 'c', p
     return { config: raw as ChartConfig };
   }
   if (typeof raw !== 'string') throw invalidInput(`${field} must be a Chart.js config (JSON or a JavaScript object literal)`);
-  const text = raw.trim();
+  const text = withoutTrailingSemicolons(raw.trim());
   const data = parseData(text, field, parsed?.text === text ? parsed : undefined);
   if (data) return { config: data };
   if (!allowJs) {
@@ -126,6 +126,17 @@ export function parseConfigSource(raw: unknown, allowJs: boolean, field = 'c', p
   // An object literal, as javascript-stringify writes one: the page evaluates it as an expression
   if (!text.startsWith('{') || !text.endsWith('}')) throw invalidInput(`${field} must be a JavaScript object literal ({...})`);
   return { configJs: text };
+}
+
+/**
+ * A config ending in `;` (a statement, as people paste it from their code): QuickChart evaluates
+ * `return <config>` and takes it, so semicolons and blanks after the value are dropped here, for
+ * data and JavaScript alike. Nothing else is: the text stays one expression.
+ */
+export function withoutTrailingSemicolons(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === ';' || /\s/.test(text[end - 1]!))) end--;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 function parseData(text: string, field: string, parsed?: ParsedConfigText): ChartConfig | null {

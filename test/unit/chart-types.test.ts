@@ -12,6 +12,7 @@ const ALIAS: Record<string, string> = {
   '3 chartjs-plugin-annotation': 'chartjs-plugin-annotation-v3',
   '2 chartjs-plugin-annotation': 'chartjs-plugin-annotation-v2',
   '2 chartjs-plugin-datalabels': 'chartjs-plugin-datalabels-v2',
+  '3 chartjs-chart-financial': 'chartjs-chart-financial-v3',
 };
 
 describe('chart types per Chart.js version (list_chart_types)', () => {
@@ -28,6 +29,8 @@ describe('chart types per Chart.js version (list_chart_types)', () => {
   it("every page draws Chart.js's built-in types; Chart.js 2 adds QuickChart's", () => {
     for (const page of CHARTJS_PAGES) expect(page.types).to.include.members([...BUILT_IN_TYPES]);
     expect(CHARTJS_PAGES.find((p) => p.major === 4)!.types).to.include.members(['matrix', 'sankey', 'choropleth']);
-    expect(CHARTJS_PAGES.find((p) => p.major === 2)!.types).to.include.members(['horizontalBar', 'radialGauge', 'boxplot', 'violin']);
+    expect(CHARTJS_PAGES.find((p) => p.major === 2)!.types).to.include.members(['horizontalBar', 'radialGauge', 'gauge', 'boxplot', 'violin']);
+    // the types QuickChart's docs draw with Chart.js 3
+    expect(CHARTJS_PAGES.find((p) => p.major === 3)!.types).to.include.members(['sankey', 'funnel', 'candlestick', 'ohlc']);
   });
 });
