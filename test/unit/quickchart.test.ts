@@ -116,6 +116,15 @@ describe('QuickChart config text', () => {
     expect(refusal(() => parseConfigSource("(() => ({type:'bar'}))()", true)).message).to.match(/object literal/);
   });
 
+  it("a config ending in ';' (as pasted from code) is taken, as QuickChart takes it: data and JavaScript", () => {
+    expect(parseConfigSource('{"type":"bar"};', false).config).to.deep.equal({ type: 'bar' });
+    expect(parseConfigSource("{type:'line'} ;\n ;; ", false).config).to.deep.equal({ type: 'line' });
+    const js = "{type:'bar',options:{plugins:{datalabels:{formatter:function(v){return v+';'}}}}}";
+    expect(parseConfigSource(`${js};`, true)).to.deep.equal({ configJs: js });
+    // only after the value: a statement before it is still not an object literal
+    expect(refusal(() => parseConfigSource("x = 1; {type:'bar'};", true)).message).to.match(/object literal/);
+  });
+
   it('without a key: a function, a getter, a call or any other code is refused', () => {
     for (const text of [
       "{type:'bar',options:{x:function(){return 1}}}",
