@@ -13,6 +13,8 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng } from '../helpers/images.js';
+import { PAGE_BUDGETS } from '../../src/render/budgets.js';
+import { renderStoppedBy } from '../../src/services/render.js';
 
 const vendor = (f: string) => readFileSync(join('renderer-page/vendor', f), 'utf8').replace(/<\/script/gi, '<\\/script');
 const OFF = { datalabels: { display: false } };
@@ -226,5 +228,30 @@ describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, finan
     expect(rgbAt(img, 140, 140)).to.deep.equal(TABLEAU10[1]);
     expect(rgbAt(img, 60, 140)).to.deep.equal(TABLEAU10[2]);
     expect(rgbAt(img, 60, 60)).to.deep.equal(TABLEAU10[3]);
+  });
+
+  it("a gauge's thresholds and a sankey's flows count as elements: past the anonymous budget the page refuses them", async () => {
+    const n = PAGE_BUDGETS.anonymous.elements + 1;
+    const many = (v: 2 | 3, config: Record<string, unknown>) =>
+      s.deps.renderer.render({ config, width: 300, height: 200, format: 'png', backgroundColor: '#ffffff', allowFunctions: false, watermark: null, chartjs: v }, undefined, undefined, undefined, 'anonymous').then(
+        () => 'rendered',
+        (err: unknown) => renderStoppedBy(err) ?? String(err),
+      );
+    expect(await many(2, { type: 'gauge', data: { datasets: [{ value: 1, data: Array.from({ length: n }, (_, i) => i) }] } })).to.equal('budget');
+    expect(await many(3, { type: 'sankey', data: { datasets: [{ data: Array.from({ length: n }, (_, i) => ({ from: `a${i}`, to: `b${i}`, flow: 1 })) }] } })).to.equal('budget');
+  });
+
+  it('tickFormat options Intl.NumberFormat refuses are a 400 naming the plugin, and the page draws on', async () => {
+    const bar = (tickFormat: Record<string, unknown>) => ({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { tickFormat } } });
+    for (const bad of [{ style: 'currency' }, { maximumFractionDigits: 1000 }, { locale: 'xx-!!' }]) {
+      const err = (await s.deps.renderer.render({ config: bar(bad), width: 200, height: 100, format: 'png', backgroundColor: null, allowFunctions: false, watermark: null, chartjs: 2 }).then(
+        () => null,
+        (e: unknown) => e,
+      )) as { status?: number; detail?: string; message?: string } | null;
+      expect(err, JSON.stringify(bad)).to.not.equal(null);
+      expect(err!.status).to.equal(400);
+      expect(err!.detail ?? err!.message).to.match(/options\.plugins\.tickFormat: /);
+    }
+    await draw('tickFormat-after-refusals', 2, bar({ style: 'percent' }), 200, 100);
   });
 });
