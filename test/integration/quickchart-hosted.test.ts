@@ -254,4 +254,23 @@ describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, finan
     }
     await draw('tickFormat-after-refusals', 2, bar({ style: 'percent' }), 200, 100);
   });
+
+  it("QuickChart's speedometer example as JavaScript ending in ';', through GET /chart with a key: drawn, its formatter too", async () => {
+    const { api_key: key } = await s.account('starter');
+    const gauge = (formatter: string) =>
+      `{type:'gauge',data:{datasets:[{value:50,data:[20,40,60],backgroundColor:['green','orange','red'],borderWidth:2}]},` +
+      `options:{valueLabel:{fontSize:22,backgroundColor:'transparent',color:'#000',${formatter}bottomMarginPercentage:10}}};\n`;
+    const get = async (c: string) => {
+      const res = await fetch(`${s.url}/chart?key=${key}&devicePixelRatio=1&bkg=white&c=${encodeURIComponent(c)}`);
+      expect(res.status, res.headers.get('x-quickchart-error') ?? '').to.equal(200);
+      return decodePng(Buffer.from(await res.arrayBuffer()));
+    };
+    const withFormatter = await get(gauge("formatter:function(value,context){return value+' mph';},"));
+    const plain = await get(gauge(''));
+    expect([withFormatter.width, withFormatter.height]).to.deep.equal([500, 300]);
+    let differing = 0;
+    for (let i = 0; i < plain.data.length; i++) if (plain.data[i] !== withFormatter.data[i]) differing++;
+    // the formatter ran: '50 mph' is drawn where '50' was
+    expect(differing, 'bytes that differ').to.be.greaterThan(100);
+  });
 });
