@@ -1,7 +1,9 @@
 // What /gallery shows (pure): one example per chart type each Chart.js version's page draws,
-// built-in types on Chart.js 2, 3 and 4, and every chart-type plugin on Chart.js 4.
+// built-in types on Chart.js 2, 3 and 4, every chart-type plugin on Chart.js 4, and QuickChart's
+// hosted features on the version its docs use for each (quickchartExamples.ts).
 import { BUILT_IN_TYPES } from './chartTypes.js';
 import { PLUGIN_EXAMPLES } from './pluginExamples.js';
+import { QUICKCHART_EXAMPLES } from './quickchartExamples.js';
 
 export type GalleryVersion = 2 | 3 | 4;
 
@@ -62,6 +64,7 @@ export const GALLERY: readonly GalleryExample[] = [
       options: { plugins: { legend: { display: false } } },
     },
   },
+  ...QUICKCHART_EXAMPLES,
 ];
 
 const BY_ID: ReadonlyMap<string, GalleryExample> = new Map(GALLERY.map((e) => [e.id, e]));
