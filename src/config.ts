@@ -62,6 +62,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** QUICKCHART_ANONYMOUS: keyless requests on /chart get the open endpoint's protections instead of 401. */
   readonly quickchartAnonymous: boolean;
+  /** REMOTE_IMAGES_ALLOW: host names whose images a config may name by URL (fetched by the service); empty: none. */
+  readonly remoteImagesAllow: readonly string[];
   /** DATABASE_URL: the shared PostgreSQL store; null = SQLite in dataDir. */
   readonly databaseUrl: string | null;
   /** REDIS_URL: counters, windows, leases, coalescing and the hot image tier across instances. */
@@ -207,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: metricsToken(env),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     quickchartAnonymous: bool(env, 'QUICKCHART_ANONYMOUS', false),
+    remoteImagesAllow: remoteImagesAllow(env),
     ...sharedState(env),
     chromiumMemoryMb: chromiumMemoryMb(env, poolSize),
     chromiumPidsMax: int(env, 'CHROMIUM_PIDS_MAX', defaultChromiumPidsMax(poolSize), 64, 1_000_000),
@@ -214,6 +217,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fontsDir: fontsDir(env),
     otel: otelConfig(env),
   });
+}
+
+/** REMOTE_IMAGES_ALLOW: comma-separated host names (or IP literals), no schemes, ports, paths or wildcards. */
+function remoteImagesAllow(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.REMOTE_IMAGES_ALLOW?.trim();
+  if (!raw) return [];
+  const hosts = raw.split(',').map((h) => h.trim().toLowerCase().replace(/\.$/, '')).filter((h) => h !== '');
+  for (const h of hosts) {
+    const name = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(h);
+    const ipv6 = /^\[[0-9a-f:.]+\]$/.test(h);
+    if (!name && !ipv6) throw new ConfigError(`REMOTE_IMAGES_ALLOW must be host names separated by commas (no scheme, port, path or wildcard), got "${h.slice(0, 80)}"`);
+  }
+  if (hosts.length > 1000) throw new ConfigError('REMOTE_IMAGES_ALLOW lists more than 1000 hosts');
+  return hosts;
 }
 
 /** 0 turns the cgroup off; anything else must leave Chromium room to start (256 MB). */

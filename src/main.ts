@@ -39,6 +39,7 @@ import type { RequestObserver } from './http/requestMetrics.js';
 import { withFastPath } from './http/fastPath.js';
 import { addressHash } from './services/credentials.js';
 import type { OpenRenderWindows } from './store/types.js';
+import { RemoteImages, type RemoteImagesOptions } from './services/remoteImages.js';
 import { QuickChartService } from './services/quickchart.js';
 import { ConfigTextParser } from './services/configTextParser.js';
 import { QrService } from './services/qr.js';
@@ -107,6 +108,8 @@ export interface StartOptions {
   schedulerIntervalMs?: number;
   /** Outbox delivery tuning (tests: short retries; pollMs 0 = not started, tests call tick()). */
   outbox?: Partial<Omit<OutboxOptions, 'masterKey' | 'smtpUrl'>>;
+  /** Remote image tuning (tests: loopback allowed, small bounds); never read from the environment. */
+  remoteImages?: Partial<Omit<RemoteImagesOptions, 'allow'>>;
 }
 
 /** The engine without HTTP: store, pool and services (CLI render uses the pool alone). */
@@ -184,7 +187,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const automation = new AutomationService(shortCharts, store, config.publicBaseUrl);
     const fingerprint = pool.fingerprint();
     configParser = new ConfigTextParser();
-    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, renderer, windows, clock, fingerprint, configParser });
+    const remoteImages = new RemoteImages({ allow: config.remoteImagesAllow, ...opts.remoteImages });
+    const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, renderer, windows, clock, fingerprint, configParser, remoteImages });
     const qr = new QrService(windows, clock);
     const errorImages = new ErrorImageService(renderer);
     const dashboard = new DashboardService({

@@ -1,6 +1,7 @@
 // QuickChart's request vocabulary made a RenderRequest's parts: aliases, Chart.js version, pixel
 // ratio, base64 configs, and config text (JSON, JSON5-style data, or JavaScript). Pure, no I/O.
 import JSON5 from 'json5';
+import { checkNotImageCharts } from './remoteContent.js';
 import { absent, pickAlias } from './fieldAlias.js';
 import { chartRequired, configTooLarge, invalidDimensions, invalidInput } from '../errors.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
@@ -8,7 +9,7 @@ import type { Plan } from './plans.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
 import { OPEN_LIMITS } from './open.js';
-import { checkColor, checkDimensions, checkFormat, rememberConfigJson, type ChartConfig, type RenderRequest } from './request.js';
+import { checkColor, checkDimensions, checkFormat, rememberConfigJson, type ChartConfig, type RasterType, type RenderRequest } from './request.js';
 
 /** QuickChart's defaults on /chart: 500 x 300 CSS pixels drawn at ratio 2, Chart.js 2.9.4. */
 export const QUICKCHART_DEFAULTS = Object.freeze({ width: 500, height: 300, devicePixelRatio: 2, chartjs: 2 as const });
@@ -40,12 +41,25 @@ export function parseSide(v: unknown, name: string, def: number | undefined): nu
   return n;
 }
 
-/** f / format, case-insensitive as QuickChart reads it: png, svg or pdf. */
-export function parseQuickChartFormat(v: unknown): 'png' | 'svg' | 'pdf' {
+/** f / format, case-insensitive as QuickChart reads it: png, svg, pdf, webp, or jpg (jpeg). */
+export function parseQuickChartFormat(v: unknown): 'png' | 'svg' | 'pdf' | RasterType {
   if (absent(v)) return 'png';
   const f = String(v).trim().toLowerCase();
-  if (f === 'png' || f === 'svg' || f === 'pdf') return f;
-  throw invalidInput('format must be png, svg or pdf');
+  if (f === 'png' || f === 'svg' || f === 'pdf' || f === 'webp') return f;
+  if (f === 'jpg' || f === 'jpeg') return 'jpeg';
+  if (f === 'base64') throw invalidInput('format base64 is not supported: ask for png and base64-encode the image on your side');
+  throw invalidInput('format must be png, svg, pdf, webp or jpg');
+}
+
+/**
+ * quality: 1-100, for webp and jpg only (QuickChart documents none; this is the encoder's own
+ * scale). Absent: Chromium's defaults, 92 for JPEG and 80 for WebP; 100 gives lossless WebP.
+ */
+export function parseQuality(v: unknown, type: RasterType): number {
+  if (absent(v)) return type === 'jpeg' ? 92 : 80;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,3}\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw invalidInput('quality must be an integer 1-100 (webp and jpg only)');
+  return n;
 }
 
 /**
@@ -202,6 +216,8 @@ export interface QuickChartFields {
   backgroundColor?: unknown;
   f?: unknown;
   format?: unknown;
+  /** webp and jpg: 1-100. */
+  quality?: unknown;
   v?: unknown;
   version?: unknown;
   encoding?: unknown;
@@ -237,6 +253,7 @@ export function checkKeylessConfigSize(raw: unknown): void {
 /** A /chart request made a RenderRequest (QuickChart's defaults: 500x300 at ratio 2, Chart.js 2). */
 export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller, defaultVersion: ChartjsMajor = QUICKCHART_DEFAULTS.chartjs, parsed?: ParsedConfigText): RenderRequest {
   const fields = f as Record<string, unknown>;
+  checkNotImageCharts(fields);
   const raw = decodeConfigText(pickAlias(fields, 'chart', 'c'), f.encoding);
   if (!caller.keyed) checkKeylessConfigSize(raw);
   const source = parseConfigSource(raw, caller.keyed, f.chart !== undefined ? 'chart' : 'c', parsed);
@@ -253,15 +270,23 @@ export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller,
     caller.plan,
   );
   const ratio = parseDevicePixelRatio(f.devicePixelRatio, QUICKCHART_DEFAULTS.devicePixelRatio);
-  const format = checkFormat(parseQuickChartFormat(pickAlias(fields, 'format', 'f')), caller.plan);
+  const asked = parseQuickChartFormat(pickAlias(fields, 'format', 'f'));
+  // webp and jpg are drawn as a PNG would be and encoded by the page in the other type
+  const raster = asked === 'webp' || asked === 'jpeg' ? { type: asked, quality: parseQuality(f.quality, asked) } : undefined;
+  if (!raster && !absent(f.quality)) throw invalidInput('quality applies to webp and jpg only');
+  const format = checkFormat(raster ? 'png' : asked, caller.plan);
   checkOutputPixels(width, height, format === 'svg' ? 1 : ratio, caller.plan);
+  let backgroundColor = checkColor(pickAlias(fields, 'backgroundColor', 'bkg'));
+  // a JPEG has no alpha: a transparent background would come out black
+  if (raster?.type === 'jpeg' && (backgroundColor === null || backgroundColor === 'transparent')) backgroundColor = '#ffffff';
   return {
     config: source.config ?? {},
     ...(source.configJs !== undefined ? { configJs: source.configJs } : {}),
     width,
     height,
     format,
-    backgroundColor: checkColor(pickAlias(fields, 'backgroundColor', 'bkg')),
+    ...(raster ? { raster } : {}),
+    backgroundColor,
     allowFunctions: caller.keyed,
     watermark: caller.watermark,
     chartjs: parseChartjsVersion(pickAlias(fields, 'version', 'v'), defaultVersion),

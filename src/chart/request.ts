@@ -28,6 +28,18 @@ export interface RenderRequest {
   readonly configJs?: string;
   /** Values set in the config inside the page after its functions were revived: text, never code. */
   readonly textPatches?: readonly TextPatch[];
+  /** QuickChart routes only: a `png` request the page encodes as WebP or JPEG instead. */
+  readonly raster?: RasterEncoding;
+  /** QuickChart's backgroundImageUrl as a data:image URL (remote ones fetched by the service). */
+  readonly backgroundImage?: string;
+}
+
+export type RasterType = 'webp' | 'jpeg';
+
+/** The page's canvas encoder: type and quality 1-100. */
+export interface RasterEncoding {
+  readonly type: RasterType;
+  readonly quality: number;
 }
 
 /** One value set at a path of the config (template overrides); objects are created on the way. */
@@ -201,6 +213,9 @@ function variant(req: RenderRequest): Record<string, unknown> {
   if (req.chartjs !== undefined && req.chartjs !== 4) out.v = req.chartjs;
   if (req.devicePixelRatio !== undefined && req.devicePixelRatio !== 1) out.dpr = req.devicePixelRatio;
   if (req.textPatches !== undefined && req.textPatches.length > 0) out.tp = req.textPatches;
+  if (req.raster !== undefined) out.rs = [req.raster.type, req.raster.quality];
+  // the image's bytes, not its URL: what the URL answered is what was drawn
+  if (req.backgroundImage !== undefined) out.bi = createHash('sha256').update(req.backgroundImage).digest('base64url');
   return out;
 }
 

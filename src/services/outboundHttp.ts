@@ -78,3 +78,64 @@ export function postGuarded(rawUrl: string, o: PostOptions): Promise<number> {
     req.end(o.body);
   });
 }
+
+export interface GetOptions {
+  timeoutMs: number;
+  /** Larger bodies are cut off and refused. */
+  maxBytes: number;
+  allowPrivate: boolean;
+  headers?: Record<string, string>;
+}
+
+export interface GetResult {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/** A GET through the same guard: public addresses only, no redirects followed (the 3xx is the
+ *  answer), the whole exchange within timeoutMs, the body at most maxBytes (else a TooLarge). */
+export class TooLarge extends Error {}
+
+export function getGuarded(rawUrl: string, o: GetOptions): Promise<GetResult> {
+  const u = checkTargetUrl(rawUrl, o.allowPrivate);
+  const opts: RequestOptions = {
+    method: 'GET',
+    headers: { ...(o.headers ?? {}), 'accept-encoding': 'identity' },
+    lookup: guardedLookup(o.allowPrivate),
+    signal: AbortSignal.timeout(o.timeoutMs),
+    agent: false,
+  };
+  return new Promise((resolve, reject) => {
+    const fail = (err: unknown) => reject(err instanceof RefusedTarget || err instanceof TooLarge ? err : (err as { cause?: unknown }).cause instanceof RefusedTarget ? (err as { cause: Error }).cause : err);
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, opts, (res) => {
+      const status = res.statusCode ?? 0;
+      const contentType = String(res.headers['content-type'] ?? '');
+      if (status !== 200) {
+        resolve({ status, contentType, body: Buffer.alloc(0) });
+        return res.destroy();
+      }
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > o.maxBytes) {
+        reject(new TooLarge(`${declared} bytes; at most ${o.maxBytes}`));
+        return res.destroy();
+      }
+      const parts: Buffer[] = [];
+      let got = 0;
+      res.on('data', (b: Buffer) => {
+        got += b.length;
+        if (got > o.maxBytes) {
+          reject(new TooLarge(`more than ${o.maxBytes} bytes`));
+          res.destroy();
+          return;
+        }
+        parts.push(b);
+      });
+      res.on('end', () => resolve({ status, contentType, body: Buffer.concat(parts) }));
+      res.on('error', fail);
+      res.on('aborted', () => fail(new Error('the response was cut off')));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}

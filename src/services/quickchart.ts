@@ -22,6 +22,8 @@ import type { RendererFingerprint } from '../render/fingerprint.js';
 import { renderOwner, type RenderService } from './render.js';
 import { isChartId } from '../chart/chartId.js';
 import { classOfPlan } from '../render/budgets.js';
+import { checkConfigTextSources, remoteContentOf } from '../chart/remoteContent.js';
+import { RemoteImages } from './remoteImages.js';
 
 
 /** Who calls /chart: a key holder, or (QUICKCHART_ANONYMOUS) an address. */
@@ -50,6 +52,8 @@ export interface QuickChartDeps {
   fingerprint?: Pick<RendererFingerprint, 'header'>;
   /** Parses key holders' large config texts off the event loop (absent: inline, as small ones are). */
   configParser?: Pick<ConfigTextParser, 'parse'>;
+  /** Fetches images a config names by URL (REMOTE_IMAGES_ALLOW); absent: none allowed, data URLs only. */
+  remoteImages?: Pick<RemoteImages, 'dataUrl'>;
 }
 
 /** New template variants (cache misses) one address may have drawn per hour, over all charts. */
@@ -61,23 +65,51 @@ const VARIANT_WINDOW_MS = 3_600_000;
 const keyedCaller = (auth: AuthContext) => ({ plan: auth.plan, keyed: true, watermark: auth.key.kind === 'test' ? 'chartshot TEST' : null });
 
 export class QuickChartService {
-  constructor(private readonly d: QuickChartDeps) {}
+  private readonly images: Pick<RemoteImages, 'dataUrl'>;
+
+  constructor(private readonly d: QuickChartDeps) {
+    this.images = d.remoteImages ?? new RemoteImages({ allow: [] });
+  }
 
   /** GET/POST /chart: a key holder's render is a generation; an anonymous one is the open endpoint's. */
   async render(caller: QuickChartCaller, fields: QuickChartFields, signal?: AbortSignal): Promise<QuickChartImage> {
     if ('auth' in caller) {
-      const parsed = await this.preparse(fields);
-      return this.d.charts.generate(caller.auth, {}, async (_req, img) => img, { signal, request: (auth) => quickChartRequest(fields, keyedCaller(auth), undefined, parsed) });
+      const request = await this.keyedRequest(caller.auth, fields);
+      return this.d.charts.generate(caller.auth, {}, async (_req, img) => img, { signal, request });
     }
-    const req = quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null });
+    const req = await this.withImages(quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null }));
     const img = await this.d.open.renderPrepared(req, caller.anonymousIp, signal);
     return { ...img, ...(this.d.fingerprint ? { renderer: this.d.fingerprint.header(req.chartjs ?? 4) } : {}) };
   }
 
   /** POST /chart/create: a short chart like /v1/chart/create's, served on /chart/render/{id}. */
   async create(auth: AuthContext, fields: QuickChartFields, signal?: AbortSignal): Promise<ShortChart> {
+    return this.d.shortCharts.create(auth, {}, { signal, request: await this.keyedRequest(auth, fields) }, '/chart/render/');
+  }
+
+  /**
+   * A key holder's request, built before the generation starts when it names a remote image (the
+   * fetch is asynchronous; the generation's request builder is not). A suspended account's is
+   * built by the generation itself, which refuses it (403) before anything is fetched.
+   */
+  private async keyedRequest(auth: AuthContext, fields: QuickChartFields): Promise<(a: AuthContext) => RenderRequest> {
     const parsed = await this.preparse(fields);
-    return this.d.shortCharts.create(auth, {}, { signal, request: (a) => quickChartRequest(fields, keyedCaller(a), undefined, parsed) }, '/chart/render/');
+    const build = (a: AuthContext) => quickChartRequest(fields, keyedCaller(a), undefined, parsed);
+    if (auth.account.status !== 'active') return build;
+    const ready = await this.withImages(build(auth));
+    return (a) => (a === auth ? ready : build(a));
+  }
+
+  /** Remote content a request names: images fetched (or data URLs checked) and handed in; data sources refused. */
+  private async withImages(req: RenderRequest): Promise<RenderRequest> {
+    if (req.configJs !== undefined) {
+      // never evaluated here: the page refuses a backgroundImageUrl it was not handed
+      checkConfigTextSources(req.configJs);
+      return req;
+    }
+    const refs = remoteContentOf(req.config);
+    if (refs.backgroundImageUrl === undefined) return req;
+    return { ...req, backgroundImage: await this.images.dataUrl(refs.backgroundImageUrl, 'backgroundImageUrl') };
   }
 
   /** A key holder's large config text (up to the body limit, 2 MB) parsed in a worker; small

@@ -29,6 +29,11 @@ export const CONTENT_TYPES: Record<Format, string> = {
   pdf: 'application/pdf',
 };
 
+/** The Content-Type of a request's image: its format's, or the page encoder's (QuickChart's webp and jpg). */
+export function contentTypeOf(req: Pick<RenderRequest, 'format' | 'raster'>): string {
+  return req.raster ? `image/${req.raster.type}` : CONTENT_TYPES[req.format];
+}
+
 export interface RenderObserver {
   rendered(format: Format, outcome: 'ok' | 'config' | 'timeout' | 'crash' | 'busy', ms: number): void;
 }
@@ -132,6 +137,8 @@ export class RenderService {
           ...(req.devicePixelRatio !== undefined ? { devicePixelRatio: req.devicePixelRatio } : {}),
           ...(req.configJs !== undefined ? { configJs: req.configJs } : {}),
           ...(req.textPatches !== undefined && req.textPatches.length > 0 ? { textPatches: req.textPatches } : {}),
+          ...(req.raster !== undefined && req.format === 'png' ? { raster: req.raster } : {}),
+          ...(req.backgroundImage !== undefined ? { backgroundImage: req.backgroundImage } : {}),
           maxImageBytes: imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes),
           budget: PAGE_BUDGETS[caller],
           ...(deadlineMs !== undefined ? { deadlineMs } : {}),
@@ -143,7 +150,7 @@ export class RenderService {
       if (req.format === 'pdf') body = await pngToPdf(body, req.width, req.height);
       const ms = performance.now() - started;
       this.observer?.rendered(req.format, 'ok', ms);
-      return { body, contentType: CONTENT_TYPES[req.format], format: req.format, renderMs: ms };
+      return { body, contentType: req.format === 'png' ? contentTypeOf(req) : CONTENT_TYPES[req.format], format: req.format, renderMs: ms };
     } catch (err) {
       const ms = performance.now() - started;
       if (err instanceof RenderError) {

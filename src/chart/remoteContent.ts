@@ -1,0 +1,55 @@
+// What a QuickChart request asks of the network, found before anything is drawn (pure, no I/O):
+// images named by URL (backgroundImageUrl), which the service fetches; and what chartshot never
+// fetches (googleSheets and airtable data, the Google Image Charts form), refused with a 400 that
+// says what to do instead rather than drawn as a blank chart.
+import { invalidInput } from '../errors.js';
+import type { ChartConfig } from './request.js';
+
+/** The images a config names, by feature. */
+export interface RemoteImageRefs {
+  /** options.plugins.backgroundImageUrl: an http(s) or data:image URL. */
+  backgroundImageUrl?: string;
+}
+
+const DATA_SOURCES = ['googleSheets', 'airtable'] as const;
+const DATA_SOURCE_DEPTH = 3;
+
+function dataSourceRefusal(name: string): string {
+  return `${name} data is not supported: chartshot never fetches chart data; put the values in data.datasets (read the sheet or base on your side and send its rows)`;
+}
+
+/** A googleSheets or airtable key in the config's first levels (where QuickChart reads them). */
+function findDataSource(v: unknown, depth: number): string | null {
+  if (v === null || typeof v !== 'object' || depth > DATA_SOURCE_DEPTH) return null;
+  if (Array.isArray(v)) return null;
+  for (const name of DATA_SOURCES) if (Object.prototype.hasOwnProperty.call(v, name)) return name;
+  for (const x of Object.values(v as Record<string, unknown>)) {
+    const found = findDataSource(x, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The images a data config names; a data source it names is a 400. */
+export function remoteContentOf(config: ChartConfig): RemoteImageRefs {
+  const source = findDataSource(config, 1);
+  if (source) throw invalidInput(dataSourceRefusal(source));
+  const options = config.options as { plugins?: { backgroundImageUrl?: unknown } } | undefined;
+  const bg = options && typeof options === 'object' && options.plugins && typeof options.plugins === 'object' ? options.plugins.backgroundImageUrl : undefined;
+  if (bg === undefined || bg === null || bg === '') return {};
+  if (typeof bg !== 'string') throw invalidInput('options.plugins.backgroundImageUrl must be a URL string');
+  return { backgroundImageUrl: bg };
+}
+
+/** A JavaScript config is never evaluated here: a data source named in its text is refused all the same. */
+export function checkConfigTextSources(js: string): void {
+  const m = /\b(googleSheets|airtable)\s*['"]?\s*:/.exec(js);
+  if (m) throw invalidInput(dataSourceRefusal(m[1]!));
+}
+
+/** cht= on /chart is Google Image Charts' form, which QuickChart also answers: not this service. */
+export function checkNotImageCharts(fields: Record<string, unknown>): void {
+  if (fields.cht !== undefined && fields.cht !== null && fields.cht !== '') {
+    throw invalidInput('the Google Image Charts form (cht=...) is not supported: send a Chart.js config in c (or chart)');
+  }
+}
