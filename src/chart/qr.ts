@@ -36,7 +36,14 @@ function hex(v: unknown, name: string, def: string): string {
   return `#${full.toLowerCase()}`;
 }
 
+/** QuickChart's caption and center image parameters: not drawn yet, so refused rather than ignored. */
+const NOT_YET = ['caption', 'captionFontFamily', 'captionFontSize', 'captionFontColor', 'centerImageUrl', 'centerImageSizeRatio', 'centerImageWidth', 'centerImageHeight'];
+
 export function parseQrQuery(q: Record<string, unknown>): QrRequest {
+  const asked = NOT_YET.filter((k) => q[k] !== undefined && q[k] !== '');
+  if (asked.length > 0) {
+    throw invalidInput(`${asked.join(', ')}: QR captions and center images are not supported yet; draw them on your side around the plain code (ecLevel=H leaves room for a center image)`);
+  }
   const text = q.text;
   if (typeof text !== 'string' || text === '') throw invalidInput('text is required (the content of the QR code)');
   const bytes = Buffer.byteLength(text, 'utf8');

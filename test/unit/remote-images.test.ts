@@ -103,3 +103,11 @@ describe('remote images (REMOTE_IMAGES_ALLOW)', () => {
     expect(remoteContentOf({ type: 'bar', options: { plugins: { backgroundImageUrl: 'https://x.example/a.png' } } })).to.deep.equal({ backgroundImageUrl: 'https://x.example/a.png' });
   });
 });
+
+describe('/qr caption and center image', () => {
+  it('are refused by name (not drawn yet), never silently ignored', async () => {
+    const { parseQrQuery } = await import('../../src/chart/qr.js');
+    expect(() => parseQrQuery({ text: 'x', caption: 'Hi', centerImageUrl: 'https://x.example/a.png' })).to.throw(/caption, centerImageUrl: QR captions and center images are not supported yet/);
+    expect(parseQrQuery({ text: 'x', caption: '' }).text).to.equal('x');
+  });
+});

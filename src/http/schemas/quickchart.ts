@@ -86,5 +86,7 @@ export const qrQuerySchema = {
     ecLevel: text('Error correction level: L, M (default), Q or H.', { default: 'M' }),
     dark: text('Hex colour of the modules (default 000000).', { default: '000000' }),
     light: text('Hex colour of the background (default ffffff).', { default: 'ffffff' }),
+    caption: text("QuickChart's caption (and captionFontFamily, captionFontSize, captionFontColor): not supported yet, 400."),
+    centerImageUrl: text("QuickChart's center image (and centerImageSizeRatio, centerImageWidth, centerImageHeight): not supported yet, 400."),
   },
 } as const;
