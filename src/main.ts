@@ -189,7 +189,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     configParser = new ConfigTextParser();
     const remoteImages = new RemoteImages({ allow: config.remoteImagesAllow, ...opts.remoteImages });
     const quickchart = new QuickChartService({ charts, shortCharts, open, store, cache: imageCache, metrics: chartMetrics, renderer, windows, clock, fingerprint, configParser, remoteImages });
-    const qr = new QrService(windows, clock);
+    const qr = new QrService(windows, clock, { renderer, images: remoteImages });
     const errorImages = new ErrorImageService(renderer);
     const dashboard = new DashboardService({
       store, accounts, usage, billing, renderer, clock, masterKey, publicBaseUrl: config.publicBaseUrl, webhookAllowPrivate: config.webhookAllowPrivate,

@@ -30,11 +30,19 @@ export interface RenderRequest {
   readonly textPatches?: readonly TextPatch[];
   /** QuickChart routes only: a `png` request the page encodes as WebP or JPEG instead. */
   readonly raster?: RasterEncoding;
-  /** QuickChart's backgroundImageUrl as a data:image URL (remote ones fetched by the service). */
-  readonly backgroundImage?: string;
+  /** data:image URLs drawn behind the chart in order: QuickChart's backgroundImageUrl (remote
+   *  ones fetched by the service), /qr's code and center image. */
+  readonly images?: readonly PlacedImage[];
 }
 
 export type RasterType = 'webp' | 'jpeg';
+
+/** An image drawn behind the chart (the page's PlacedImage): a data:image URL in a box of CSS px. */
+export interface PlacedImage {
+  readonly src: string;
+  readonly box?: { readonly x: number; readonly y: number; readonly width: number; readonly height: number };
+  readonly fit?: 'fill' | 'contain';
+}
 
 /** The page's canvas encoder: type and quality 1-100. */
 export interface RasterEncoding {
@@ -215,7 +223,7 @@ function variant(req: RenderRequest): Record<string, unknown> {
   if (req.textPatches !== undefined && req.textPatches.length > 0) out.tp = req.textPatches;
   if (req.raster !== undefined) out.rs = [req.raster.type, req.raster.quality];
   // the image's bytes, not its URL: what the URL answered is what was drawn
-  if (req.backgroundImage !== undefined) out.bi = createHash('sha256').update(req.backgroundImage).digest('base64url');
+  if (req.images !== undefined) out.im = createHash('sha256').update(JSON.stringify(req.images)).digest('base64url');
   return out;
 }
 

@@ -8,7 +8,10 @@ import { clientKey } from '../chart/clientAddress.js';
 import { invalidInput, rateLimited } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { OpenRenderWindows } from '../store/types.js';
-import { encodeQrPng } from './qrPng.js';
+import { encodeQrPng, type QrModules } from './qrPng.js';
+import { composedQrRequest } from './qrCompose.js';
+import { renderOwner, type RenderService } from './render.js';
+import type { RemoteImages } from './remoteImages.js';
 
 export interface QrImage {
   body: Buffer;
@@ -27,6 +30,8 @@ export class QrService {
   constructor(
     private readonly windows: OpenRenderWindows,
     private readonly clock: Clock,
+    /** Captions and center images are drawn by a renderer page, center images fetched by RemoteImages. */
+    private readonly page?: { renderer: Pick<RenderService, 'render'>; images: Pick<RemoteImages, 'dataUrl'> },
   ) {}
 
   async render(req: QrRequest, clientIp: string): Promise<QrImage> {
@@ -45,12 +50,24 @@ export class QrService {
       throw invalidInput(`the QR code could not be made: ${(err as Error).message.slice(0, 200)}`);
     }
     const opts = { margin: req.margin, width: req.size, errorCorrectionLevel: req.ecLevel, color: { dark: req.dark, light: req.light } };
-    const body =
-      req.format === 'svg'
+    const body = req.caption || req.centerImage
+      ? await this.compose(req, qr.modules, clientIp)
+      : req.format === 'svg'
         ? Buffer.from(await QRCode.toString(req.text, { ...opts, type: 'svg' }), 'utf8')
         : await encodeQrPng(qr.modules, { width: req.size, margin: req.margin, dark: req.dark, light: req.light });
     const image = { body, contentType: req.format === 'svg' ? 'image/svg+xml' : 'image/png', etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
     this.cache.set(key, image);
     return image;
+  }
+
+  /** A code with a caption or a center image: drawn by a page (the anonymous class's deadline and budgets). */
+  private async compose(req: QrRequest, modules: QrModules, clientIp: string): Promise<Buffer> {
+    if (!this.page) throw invalidInput('QR captions and center images are not available on this server');
+    // fetched first: a refused image costs no page
+    const center = req.centerImage ? await this.page.images.dataUrl(req.centerImage.url, 'centerImageUrl') : undefined;
+    const png = await encodeQrPng(modules, { width: req.size, margin: req.margin, dark: req.dark, light: req.light });
+    const side = png.readUInt32BE(16);
+    const img = await this.page.renderer.render(composedQrRequest(req, png, side, center), renderOwner.address(clientKey(clientIp)), undefined, undefined, 'anonymous');
+    return img.body;
   }
 }

@@ -109,7 +109,7 @@ export class QuickChartService {
     }
     const refs = remoteContentOf(req.config);
     if (refs.backgroundImageUrl === undefined) return req;
-    return { ...req, backgroundImage: await this.images.dataUrl(refs.backgroundImageUrl, 'backgroundImageUrl') };
+    return { ...req, images: [{ src: await this.images.dataUrl(refs.backgroundImageUrl, 'backgroundImageUrl') }] };
   }
 
   /** A key holder's large config text (up to the body limit, 2 MB) parsed in a worker; small

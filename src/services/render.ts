@@ -138,7 +138,7 @@ export class RenderService {
           ...(req.configJs !== undefined ? { configJs: req.configJs } : {}),
           ...(req.textPatches !== undefined && req.textPatches.length > 0 ? { textPatches: req.textPatches } : {}),
           ...(req.raster !== undefined && req.format === 'png' ? { raster: req.raster } : {}),
-          ...(req.backgroundImage !== undefined ? { backgroundImage: req.backgroundImage } : {}),
+          ...(req.images !== undefined ? { images: req.images } : {}),
           maxImageBytes: imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes),
           budget: PAGE_BUDGETS[caller],
           ...(deadlineMs !== undefined ? { deadlineMs } : {}),

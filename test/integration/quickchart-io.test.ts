@@ -133,3 +133,49 @@ describe('QuickChart output formats and remote content', function () {
     expect(jsBg.error).to.match(/backgroundImageUrl is drawn only from a JSON \(data\) config/);
   });
 });
+
+describe('/qr caption and center image', function () {
+  let s: TestServer;
+  before(async function () {
+    this.timeout(60000);
+    s = await startTestServer({ poolSize: 1 });
+  });
+  after(async () => s?.stop());
+
+  it('draws the caption in a strip below the code and the center image over its middle (looked at)', async () => {
+    const plain = await fetch(`${s.url}/qr?text=chartshot&size=200`);
+    const code = decodePng(Buffer.from(await plain.arrayBuffer()));
+    const blue = `data:image/png;base64,${solidPng([0, 0, 255], 20).toString('base64')}`;
+    const q = new URLSearchParams({ text: 'chartshot', size: '200', ecLevel: 'M', caption: 'Scan me', captionFontSize: '20', captionFontColor: 'ff0000', centerImageUrl: blue });
+    const res = await fetch(`${s.url}/qr?${q}`);
+    expect(res.status, res.headers.get('x-quickchart-error') ?? '').to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('image/png');
+    const body = Buffer.from(await res.arrayBuffer());
+    const png = decodePng(body);
+    // the code's side, plus a strip of 1.2 x 20 px of text and 10 px above and below
+    expect([png.width, png.height]).to.deep.equal([code.width, code.width + 44]);
+    // the code itself, module for module, outside the center image's box (60 px, centered)
+    let same = 0;
+    let checked = 0;
+    for (let y = 0; y < code.height; y += 3) {
+      for (let x = 0; x < code.width; x += 3) {
+        if (x >= 66 && x < 134 && y >= 66 && y < 134) continue;
+        checked++;
+        if (pixel(png, x, y).join() === pixel(code, x, y).join()) same++;
+      }
+    }
+    expect(same).to.equal(checked);
+    expect(pixel(png, 100, 100)).to.deep.equal([0, 0, 255, 255]);
+    // red caption pixels in the strip, none elsewhere
+    let red = 0;
+    for (let y = code.height; y < png.height; y++) for (let x = 0; x < png.width; x++) if (pixel(png, x, y)[0] > 200 && pixel(png, x, y)[1] < 80) red++;
+    expect(red).to.be.greaterThan(30);
+    if (process.env.LOOK_DIR) (await import('node:fs')).writeFileSync(`${process.env.LOOK_DIR}/qr-caption.png`, body);
+    const svg = await fetch(`${s.url}/qr?${q}&format=svg`);
+    expect(svg.status).to.equal(200);
+    expect(await svg.text()).to.match(/^<svg[\s\S]*<image[\s\S]*Scan me/);
+    const remote = await fetch(`${s.url}/qr?text=x&centerImageUrl=${encodeURIComponent('https://images.example.com/logo.png')}`);
+    expect(remote.status).to.equal(400);
+    expect(remote.headers.get('x-quickchart-error')).to.match(/^centerImageUrl: remote images are off on this server/);
+  });
+});

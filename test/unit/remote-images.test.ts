@@ -104,10 +104,14 @@ describe('remote images (REMOTE_IMAGES_ALLOW)', () => {
   });
 });
 
-describe('/qr caption and center image', () => {
-  it('are refused by name (not drawn yet), never silently ignored', async () => {
+describe('/qr caption and center image parameters', () => {
+  it("are read under QuickChart's names and bounded; a center image makes the default ecLevel H", async () => {
     const { parseQrQuery } = await import('../../src/chart/qr.js');
-    expect(() => parseQrQuery({ text: 'x', caption: 'Hi', centerImageUrl: 'https://x.example/a.png' })).to.throw(/caption, centerImageUrl: QR captions and center images are not supported yet/);
-    expect(parseQrQuery({ text: 'x', caption: '' }).text).to.equal('x');
+    const q = parseQrQuery({ text: 'x', caption: 'Hi', captionFontColor: 'ff0000', captionFontSize: '14', centerImageUrl: 'https://x.example/a.png' });
+    expect(q.caption).to.deep.equal({ text: 'Hi', fontFamily: 'sans-serif', fontSize: 14, color: '#ff0000' });
+    expect(q.centerImage).to.deep.equal({ url: 'https://x.example/a.png', sizeRatio: 0.3 });
+    expect(q.ecLevel).to.equal('H');
+    expect(() => parseQrQuery({ text: 'x', caption: 'a', captionFontFamily: 'x;}body{' })).to.throw(/captionFontFamily must be font family names/);
+    expect(() => parseQrQuery({ text: 'x', centerImageUrl: 'data:image/png;base64,', centerImageSizeRatio: '2' })).to.throw(/centerImageSizeRatio must be a number above 0 and at most 1/);
   });
 });

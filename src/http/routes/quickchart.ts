@@ -143,12 +143,13 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         tags: ['QuickChart'],
         operationId: 'qrCode',
         summary: 'A QR code (QuickChart-compatible; no credentials, not a generation)',
-        description: 'Drawn in the server, not in the browser; cached by its parameters. New codes (not cached) are limited to 300 an hour per client address.',
+        description: 'Drawn in the server, not in the browser (a caption or a center image: by a renderer page); cached by its parameters. New codes (not cached) are limited to 300 an hour per client address.',
       },
       responses: { '200': { ...imageOk('The QR code.'), content: imageContent(false) } },
       errors: {
-        '400': imageError('Invalid parameter, or text too long for a QR code.', ['invalid_input']),
+        '400': imageError('Invalid parameter, text too long for a QR code, or a center image that may not or could not be fetched.', ['invalid_input', 'invalid_config']),
         '429': imageError('Too many new QR codes from this address in the last hour (300).', ['rate_limited'], retryAfter),
+        '503': imageError('Every renderer is busy (codes with a caption or a center image are drawn by a renderer).', ['service_unavailable'], retryAfter),
       },
       handler: async (ctx) => {
         const img = await d.qr.render(parseQrQuery({ ...ctx.query }), ctx.ip);
