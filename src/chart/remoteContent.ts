@@ -30,10 +30,26 @@ function findDataSource(v: unknown, depth: number): string | null {
   return null;
 }
 
+/** A pointStyle given as a URL: Chart.js would draw its default circle instead, silently. */
+function imagePointStyle(config: ChartConfig): string | null {
+  const isUrl = (v: unknown) => typeof v === 'string' && /^(?:https?:|data:|url\()/i.test(v.trim());
+  const ds = (config.data as { datasets?: unknown } | undefined)?.datasets;
+  if (Array.isArray(ds)) {
+    for (let i = 0; i < ds.length; i++) {
+      const p = (ds[i] as { pointStyle?: unknown } | null)?.pointStyle;
+      if (isUrl(p) || (Array.isArray(p) && p.some(isUrl))) return `data.datasets[${i}].pointStyle`;
+    }
+  }
+  const el = (config.options as { elements?: { point?: { pointStyle?: unknown } } } | undefined)?.elements?.point?.pointStyle;
+  return isUrl(el) ? 'options.elements.point.pointStyle' : null;
+}
+
 /** The images a data config names; a data source it names is a 400. */
 export function remoteContentOf(config: ChartConfig): RemoteImageRefs {
   const source = findDataSource(config, 1);
   if (source) throw invalidInput(dataSourceRefusal(source));
+  const point = imagePointStyle(config);
+  if (point) throw invalidInput(`${point}: image point styles are not supported; use a named style (circle, rect, triangle, star...) or options.plugins.backgroundImageUrl for a picture`);
   const options = config.options as { plugins?: { backgroundImageUrl?: unknown } } | undefined;
   const bg = options && typeof options === 'object' && options.plugins && typeof options.plugins === 'object' ? options.plugins.backgroundImageUrl : undefined;
   if (bg === undefined || bg === null || bg === '') return {};

@@ -99,6 +99,7 @@ describe('remote images (REMOTE_IMAGES_ALLOW)', () => {
     expect(() => remoteContentOf({ type: 'bar', data: { googleSheets: { sheetId: 'x' } } })).to.throw(/googleSheets data is not supported: chartshot never fetches chart data/);
     expect(() => remoteContentOf({ type: 'bar', data: { datasets: [] }, airtable: { baseId: 'x' } })).to.throw(/airtable data is not supported/);
     expect(() => checkConfigTextSources("{type:'bar',data:{googleSheets:{sheetId:'x'}}}")).to.throw(/googleSheets data is not supported/);
+    expect(() => remoteContentOf({ type: 'line', data: { datasets: [{ data: [1], pointStyle: 'https://x.example/dot.png' }] } })).to.throw(/data\.datasets\[0\]\.pointStyle: image point styles are not supported/);
     expect(() => checkNotImageCharts({ cht: 'p3', chd: 't:1,2' })).to.throw(/Google Image Charts form \(cht=\.\.\.\) is not supported/);
     expect(remoteContentOf({ type: 'bar', options: { plugins: { backgroundImageUrl: 'https://x.example/a.png' } } })).to.deep.equal({ backgroundImageUrl: 'https://x.example/a.png' });
   });
