@@ -1,7 +1,7 @@
 // QuickChart's request vocabulary made a RenderRequest's parts: aliases, Chart.js version, pixel
 // ratio, base64 configs, and config text (JSON, JSON5-style data, or JavaScript). Pure, no I/O.
 import JSON5 from 'json5';
-import { checkNotImageCharts } from './remoteContent.js';
+import { checkNotImageCharts, withoutImageUrls } from './remoteContent.js';
 import { absent, pickAlias } from './fieldAlias.js';
 import { chartRequired, configTooLarge, invalidDimensions, invalidInput } from '../errors.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
@@ -260,7 +260,7 @@ export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller,
   if (source.config) {
     checkConfigShape(source.config);
     if (!caller.keyed) {
-      const reason = findGateViolation(source.config) ?? findCapViolation(source.config as Parameters<typeof findCapViolation>[0]);
+      const reason = findGateViolation(withoutImageUrls(source.config)) ?? findCapViolation(source.config as Parameters<typeof findCapViolation>[0]);
       if (reason) throw invalidInput(reason);
     }
   }

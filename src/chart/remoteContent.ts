@@ -69,3 +69,13 @@ export function checkNotImageCharts(fields: Record<string, unknown>): void {
     throw invalidInput('the Google Image Charts form (cht=...) is not supported: send a Chart.js config in c (or chart)');
   }
 }
+
+/** The config as the open endpoint's gate sees it: backgroundImageUrl is fetched (or refused) by
+ *  the service against REMOTE_IMAGES_ALLOW, never by the page, so it is not a remote URL in the page. */
+export function withoutImageUrls(config: ChartConfig): ChartConfig {
+  const options = config.options as { plugins?: Record<string, unknown> } | undefined;
+  const plugins = options && typeof options === 'object' ? options.plugins : undefined;
+  if (!plugins || typeof plugins !== 'object' || typeof plugins.backgroundImageUrl !== 'string') return config;
+  const { backgroundImageUrl: _url, ...rest } = plugins;
+  return { ...config, options: { ...options, plugins: rest } };
+}

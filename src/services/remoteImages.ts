@@ -26,6 +26,8 @@ export const REMOTE_IMAGE_LIMITS = Object.freeze({
   timeoutMs: 5000,
   /** Images one request may name. */
   perRequest: 4,
+  /** Decoded pixels of one image (4096 x 4096: 64 MB as RGBA in the page). */
+  maxPixels: 4096 * 4096,
   cacheBytes: 32 * 1024 * 1024,
   cacheTtlMs: 3_600_000,
 });
@@ -37,6 +39,38 @@ export function sniffImageType(b: Buffer): 'png' | 'jpeg' | 'gif' | 'webp' | nul
   if (b.length >= 6 && (b.toString('latin1', 0, 6) === 'GIF87a' || b.toString('latin1', 0, 6) === 'GIF89a')) return 'gif';
   if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
   return null;
+}
+
+/**
+ * Width and height from the header, so that a small file that decodes to a huge bitmap (a
+ * decompression bomb) is refused before the page decodes it; null when the header is not read.
+ */
+export function imageDimensions(b: Buffer, type: 'png' | 'jpeg' | 'gif' | 'webp'): [number, number] | null {
+  try {
+    if (type === 'png') return [b.readUInt32BE(16), b.readUInt32BE(20)];
+    if (type === 'gif') return [b.readUInt16LE(6), b.readUInt16LE(8)];
+    if (type === 'webp') {
+      const chunk = b.toString('latin1', 12, 16);
+      if (chunk === 'VP8 ') return [b.readUInt16LE(26) & 0x3fff, b.readUInt16LE(28) & 0x3fff];
+      if (chunk === 'VP8L') {
+        const bits = b.readUInt32LE(21);
+        return [(bits & 0x3fff) + 1, ((bits >>> 14) & 0x3fff) + 1];
+      }
+      if (chunk === 'VP8X') return [b.readUIntLE(24, 3) + 1, b.readUIntLE(27, 3) + 1];
+      return null;
+    }
+    // JPEG: the first start-of-frame marker (SOF0-SOF15 but DHT, JPG and DAC)
+    let i = 2;
+    while (i + 9 < b.length) {
+      if (b[i] !== 0xff) return null;
+      const marker = b[i + 1]!;
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return [b.readUInt16BE(i + 7), b.readUInt16BE(i + 5)];
+      i += 2 + b.readUInt16BE(i + 2);
+    }
+    return null;
+  } catch {
+    return null;
+  }
 }
 
 const DATA_URL = /^data:image\/(png|jpeg|gif|webp);base64,([A-Za-z0-9+/]*={0,2})$/;
@@ -103,6 +137,7 @@ export class RemoteImages {
     const bytes = Buffer.from(m[2]!, 'base64');
     if (bytes.length > this.maxBytes) throw invalidInput(`${feature}: the image is ${bytes.length} bytes; at most ${this.maxBytes}`);
     if (sniffImageType(bytes) !== (m[1] as string)) throw invalidInput(`${feature}: the data URL's bytes are not a ${m[1]} image`);
+    checkPixels(bytes, m[1] as 'png', feature);
     return url;
   }
 
@@ -117,9 +152,18 @@ export class RemoteImages {
     if (res.status !== 200) throw invalidInput(`${feature}: the image URL answered ${res.status}`);
     const type = sniffImageType(res.body);
     if (!type) throw invalidInput(`${feature}: the URL did not answer a png, jpeg, gif or webp image`);
+    checkPixels(res.body, type, feature);
     const data = `data:image/${type};base64,${res.body.toString('base64')}`;
     this.cache.set(url, data);
     return data;
+  }
+}
+
+function checkPixels(b: Buffer, type: 'png' | 'jpeg' | 'gif' | 'webp', feature: string): void {
+  const d = imageDimensions(b, type);
+  if (!d) throw invalidInput(`${feature}: the ${type} image's size could not be read`);
+  if (d[0] * d[1] > REMOTE_IMAGE_LIMITS.maxPixels) {
+    throw invalidInput(`${feature}: the image is ${d[0]}x${d[1]} pixels; at most ${REMOTE_IMAGE_LIMITS.maxPixels} pixels (4096x4096)`);
   }
 }
 

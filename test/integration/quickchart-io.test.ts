@@ -130,7 +130,7 @@ describe('QuickChart output formats and remote content', function () {
     // a JavaScript config's backgroundImageUrl is never fetched: the page refuses it by name
     const jsBg = await chart({ chart: `{type:'bar',data:{labels:['a'],datasets:[{data:[1]}]},options:{title:{display:true,text:(function(){return 't'})()},plugins:{backgroundImageUrl:'${imageBase}/red.png'}}}` });
     expect(jsBg.status).to.equal(400);
-    expect(jsBg.error).to.match(/backgroundImageUrl is drawn only from a JSON \(data\) config/);
+    expect(jsBg.error).to.match(/backgroundImageUrl is drawn only on the QuickChart routes \(\/chart\) from a JSON config/);
   });
 });
 

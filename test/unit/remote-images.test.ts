@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import { RemoteImages } from '../../src/services/remoteImages.js';
 import { checkConfigTextSources, checkNotImageCharts, remoteContentOf } from '../../src/chart/remoteContent.js';
+import { quickChartRequest } from '../../src/chart/quickchart.js';
+import { PLANS } from '../../src/chart/plans.js';
 
 function redPng(side: number, noisy = false): Buffer {
   const png = new PNG({ width: side, height: side });
@@ -93,6 +95,11 @@ describe('remote images (REMOTE_IMAGES_ALLOW)', () => {
     expect(await none.dataUrl(url, 'backgroundImageUrl')).to.equal(url);
     await expect400(none.dataUrl(`data:image/jpeg;base64,${small.toString('base64')}`, 'backgroundImageUrl'), /not a jpeg image/);
     await expect400(none.dataUrl('data:image/svg+xml;base64,PHN2Zy8+', 'backgroundImageUrl'), /data:image\/\(png\|jpeg\|gif\|webp\);base64/);
+    // a decompression bomb: a small file whose header says 20000 x 20000 pixels
+    const bomb = Buffer.from(small);
+    bomb.writeUInt32BE(20000, 16);
+    bomb.writeUInt32BE(20000, 20);
+    await expect400(none.dataUrl(`data:image/png;base64,${bomb.toString('base64')}`, 'backgroundImageUrl'), /20000x20000 pixels; at most 16777216/);
   });
 
   it('refuses googleSheets and airtable data and the cht= form by name', () => {
@@ -102,6 +109,14 @@ describe('remote images (REMOTE_IMAGES_ALLOW)', () => {
     expect(() => remoteContentOf({ type: 'line', data: { datasets: [{ data: [1], pointStyle: 'https://x.example/dot.png' }] } })).to.throw(/data\.datasets\[0\]\.pointStyle: image point styles are not supported/);
     expect(() => checkNotImageCharts({ cht: 'p3', chd: 't:1,2' })).to.throw(/Google Image Charts form \(cht=\.\.\.\) is not supported/);
     expect(remoteContentOf({ type: 'bar', options: { plugins: { backgroundImageUrl: 'https://x.example/a.png' } } })).to.deep.equal({ backgroundImageUrl: 'https://x.example/a.png' });
+  });
+
+  it("lets a keyless config's backgroundImageUrl past the open gate (the service checks it) but no other URL", () => {
+    const keyless = { plan: PLANS.trial, keyed: false, watermark: null };
+    const bg = { type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { backgroundImageUrl: 'https://x.example/a.png' } } };
+    expect(quickChartRequest({ c: JSON.stringify(bg) }, keyless).config).to.deep.equal(bg);
+    const title = { ...bg, options: { plugins: { title: { display: true, text: 'https://x.example/a.png' } } } };
+    expect(() => quickChartRequest({ c: JSON.stringify(title) }, keyless)).to.throw(/remote URL/);
   });
 });
 
