@@ -3,7 +3,7 @@
 // (public addresses only, the vetted address connected to, no redirects), bounded in bytes, time
 // and count, cached by URL, and handed to the page as data URLs. A data URL is taken as it is.
 import { LRUCache } from 'lru-cache';
-import { invalidInput } from '../errors.js';
+import { invalidInput, serviceUnavailable } from '../errors.js';
 import { getGuarded, RefusedTarget, TooLarge } from './outboundHttp.js';
 
 export interface RemoteImagesOptions {
@@ -24,8 +24,8 @@ export interface RemoteImagesOptions {
 export const REMOTE_IMAGE_LIMITS = Object.freeze({
   maxBytes: 2 * 1024 * 1024,
   timeoutMs: 5000,
-  /** Images one request may name. */
-  perRequest: 4,
+  /** Different URLs being fetched at once, whole process; past it 503 (the request may be retried). */
+  inFlight: 16,
   /** Decoded pixels of one image (4096 x 4096: 64 MB as RGBA in the page). */
   maxPixels: 4096 * 4096,
   cacheBytes: 32 * 1024 * 1024,
@@ -125,6 +125,7 @@ export class RemoteImages {
     if (hit !== undefined) return hit;
     let flight = this.inFlight.get(key);
     if (!flight) {
+      if (this.inFlight.size >= REMOTE_IMAGE_LIMITS.inFlight) throw serviceUnavailable(1, `${feature}: too many remote images being fetched at once; try again`);
       flight = this.fetchImage(key, feature).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, flight);
     }

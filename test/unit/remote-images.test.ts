@@ -89,6 +89,22 @@ describe('remote images (REMOTE_IMAGES_ALLOW)', () => {
     await expect400(loopback().dataUrl(`${base}/text`, 'backgroundImageUrl'), /did not answer a png, jpeg, gif or webp image/);
   });
 
+  it('fetches at most 16 different URLs at once (503 past that), and one URL once however many ask', async () => {
+    for (const r of held.splice(0)) r.destroy();
+    const images = loopback({ timeoutMs: 60_000 });
+    const waiting = Array.from({ length: 16 }, (_, i) => images.dataUrl(`${base}/slow?${i}`, 'backgroundImageUrl').catch((e: Error) => e));
+    const twin = images.dataUrl(`${base}/slow?0`, 'backgroundImageUrl').catch((e: Error) => e);
+    const err = await images.dataUrl(`${base}/slow?16`, 'backgroundImageUrl').then(() => null, (e: { status?: number; detail?: string }) => e);
+    expect(err?.status).to.equal(503);
+    expect(err?.detail).to.match(/too many remote images being fetched at once/);
+    // every held answer cut off: each fetch ends in a 400, the twin with the same one
+    while (held.length < 16) await new Promise((r) => setTimeout(r, 20));
+    for (const r of held.splice(0)) r.destroy();
+    const ends = await Promise.all([...waiting, twin]);
+    expect(ends.every((e) => (e as { status?: number }).status === 400)).to.equal(true);
+    expect(ends[16]).to.equal(ends[0]);
+  });
+
   it('takes data URLs as they are (no list needed) when their bytes are the type they claim', async () => {
     const none = new RemoteImages({ allow: [] });
     const url = `data:image/png;base64,${small.toString('base64')}`;
