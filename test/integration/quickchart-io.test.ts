@@ -92,6 +92,12 @@ describe('QuickChart output formats and remote content', function () {
     }
     const corner = pixel(decodePng((await chart({ chart: { ...BAR, options: { plugins: { backgroundImageUrl: `data:image/jpeg;base64,${jpg.body.toString('base64')}` } } }, w: 200, h: 100, devicePixelRatio: 1 })).body), 1, 1);
     expect(corner.slice(0, 3).every((c) => c > 240)).to.equal(true);
+    // /chart/create keeps the format: its URL serves the webp
+    const created = await chart({ chart: BAR, w: 120, h: 80, f: 'webp', quality: 50 }, '/chart/create');
+    expect(created.status, created.error ?? '').to.equal(200);
+    const served = await fetch((JSON.parse(created.body.toString('utf8')) as { url: string }).url.replace(/^https?:\/\/[^/]+/, s.url));
+    expect(served.headers.get('content-type')).to.equal('image/webp');
+    expect(webpSize(Buffer.from(await served.arrayBuffer()))).to.deep.equal([240, 160]);
     const v1 = await fetch(`${s.url}/v1/chart?format=webp&width=100&height=100&chart=${encodeURIComponent(JSON.stringify(BAR))}`, { headers: { 'x-api-key': acct.api_key } });
     expect(v1.status).to.equal(400);
   });
