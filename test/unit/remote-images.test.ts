@@ -10,6 +10,7 @@ import { RemoteImages } from '../../src/services/remoteImages.js';
 import { checkConfigTextSources, checkNotImageCharts, remoteContentOf } from '../../src/chart/remoteContent.js';
 import { quickChartRequest } from '../../src/chart/quickchart.js';
 import { PLANS } from '../../src/chart/plans.js';
+import { loadConfig } from '../../src/config.js';
 
 function redPng(side: number, noisy = false): Buffer {
   const png = new PNG({ width: side, height: side });
@@ -103,6 +104,14 @@ describe('remote images (REMOTE_IMAGES_ALLOW)', () => {
     const ends = await Promise.all([...waiting, twin]);
     expect(ends.every((e) => (e as { status?: number }).status === 400)).to.equal(true);
     expect(ends[16]).to.equal(ends[0]);
+  });
+
+  it('REMOTE_IMAGES_ALLOW: host names only, lower-cased; unset: none; anything else stops the start', () => {
+    expect(loadConfig({}).remoteImagesAllow).to.deep.equal([]);
+    expect(loadConfig({ REMOTE_IMAGES_ALLOW: ' Images.Example.com, cdn.example.org. ,' }).remoteImagesAllow).to.deep.equal(['images.example.com', 'cdn.example.org']);
+    for (const bad of ['https://images.example.com', 'images.example.com:443', '*.example.com', 'example.com/path']) {
+      expect(() => loadConfig({ REMOTE_IMAGES_ALLOW: bad }), bad).to.throw(/REMOTE_IMAGES_ALLOW must be host names/);
+    }
   });
 
   it('takes data URLs as they are (no list needed) when their bytes are the type they claim', async () => {
