@@ -89,6 +89,8 @@ describe('QuickChart output formats and remote content', function () {
     for (const [img, type] of [[webp.body, 'webp'], [jpg.body, 'jpeg']] as const) {
       const back = await chart({ chart: { ...BAR, options: { plugins: { backgroundImageUrl: `data:image/${type};base64,${img.toString('base64')}` } } }, w: 200, h: 100, devicePixelRatio: 1 });
       expect(back.status, back.error ?? '').to.equal(200);
+      // looked at: the webp or jpg as Chromium decoded it, under a chart of no colour of its own
+      if (process.env.LOOK_DIR) (await import('node:fs')).writeFileSync(`${process.env.LOOK_DIR}/decoded-${type}.png`, back.body);
     }
     const corner = pixel(decodePng((await chart({ chart: { ...BAR, options: { plugins: { backgroundImageUrl: `data:image/jpeg;base64,${jpg.body.toString('base64')}` } } }, w: 200, h: 100, devicePixelRatio: 1 })).body), 1, 1);
     expect(corner.slice(0, 3).every((c) => c > 240)).to.equal(true);
