@@ -59,7 +59,7 @@ export function remoteContentOf(config: ChartConfig): RemoteImageRefs {
 
 /** A JavaScript config is never evaluated here: a data source named in its text is refused all the same. */
 export function checkConfigTextSources(js: string): void {
-  const m = /\b(googleSheets|airtable)\s*['"]?\s*:/.exec(js);
+  const m = /\b(googleSheets|airtable)\s*['"]?\s*:\s*\{/.exec(js);
   if (m) throw invalidInput(dataSourceRefusal(m[1]!));
 }
 
