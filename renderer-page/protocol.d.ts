@@ -65,6 +65,20 @@ export interface PageOptions {
   memoryBudgetMb?: number;
   /** Ticks, elements and log decades this render may cost (renderer-page/budgets.js); absent: none. */
   budget?: PageBudget;
+  /** format png only: encode the canvas as WebP or JPEG (quality 1-100) instead of PNG
+   *  (QuickChart's webp and jpg). */
+  raster?: { readonly type: 'webp' | 'jpeg'; readonly quality: number };
+  /** data:image URLs drawn behind the chart in order (renderer-page/images.js): QuickChart's
+   *  backgroundImageUrl, /qr's code and center image. The answer is then a promise. */
+  images?: ReadonlyArray<PlacedImage>;
+}
+
+/** An image the page draws: a data:image URL, in a box of CSS pixels (absent: the whole canvas),
+ *  stretched (fill) or scaled to fit keeping its aspect ratio (contain). */
+export interface PlacedImage {
+  readonly src: string;
+  readonly box?: { readonly x: number; readonly y: number; readonly width: number; readonly height: number };
+  readonly fit?: 'fill' | 'contain';
 }
 
 /**

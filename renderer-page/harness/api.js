@@ -36,7 +36,7 @@ function keptNothing() {
 // limits (src/render/page.ts load), then one plain-data request per render. Every field of the
 // requests and answers: renderer-page/protocol.d.ts.
 /** @type {Readonly<import('../protocol').ChartshotApi>} */
-var api = Object.freeze({ init: init, render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && MAJOR >= 2) });
+var api = Object.freeze({ init: init, render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && Images && MAJOR >= 2) });
 // read-only, but configurable so that loading the harness again in the same realm still works
 Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
 globalsAtLoad = ownNames(window).length;

@@ -12,6 +12,7 @@ interface Window {
   ChartshotSerializeSvg: any;
   ChartshotIsPure: (params: string, body: string, expression: boolean) => boolean;
   ChartshotAllocGuard: any;
+  ChartshotImages: any;
 }
 interface Uint8ArrayConstructor {
   /** Chromium 140 on; older pages fall back to atob. */

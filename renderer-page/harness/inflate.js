@@ -32,7 +32,31 @@ async function renderDeflated(req, t0) {
 }
 
 /**
- * A result, or (for a deflated config) a promise of one. (api.js types it as ChartshotApi's
+ * A request with images (data URLs): decoded first, then drawn with the chart.
+ * @param {PageRequestIn} req
+ * @param {number} t0
+ * @returns {Promise<import('../protocol').PageAnswer>}
+ */
+async function renderWithImages(req, t0) {
+  /** @type {{ list?: any[], error?: unknown }} */
+  var images = {};
+  try {
+    images.list = await Images.load(req.images);
+  } catch (e) {
+    images.error = e;
+  }
+  if (typeof req.configDeflated !== 'string') return renderText(req, typeof req.configJson === 'string' ? req.configJson : undefined, t0, images);
+  var text = null;
+  try {
+    text = await inflate(req.configDeflated);
+  } catch (e) {
+    text = null;
+  }
+  return renderText(req, text, t0, images);
+}
+
+/**
+ * A result, or (for a deflated config or images) a promise of one. (api.js types it as ChartshotApi's
  * render: every PageRequest is a PageRequestIn.)
  * @param {PageRequestIn} req
  * @returns {import('../protocol').PageAnswer | Promise<import('../protocol').PageAnswer>}
@@ -40,6 +64,7 @@ async function renderDeflated(req, t0) {
 function render(req) {
   var t0 = now();
   if (allocGuard) allocGuard.reset(isObject(req) ? req.memoryBudgetMb : undefined);
+  if (isObject(req) && req.images !== undefined && Images) return renderWithImages(req, t0);
   if (isObject(req) && typeof req.configDeflated === 'string') return renderDeflated(req, t0);
   return renderText(req, isObject(req) && typeof req.configJson === 'string' ? req.configJson : undefined, t0);
 }

@@ -10,6 +10,13 @@ function checkSize(bytes, st) {
   }
 }
 
+/** { type: 'webp' | 'jpeg', quality: 1-100 } as plain values: they reach toDataURL. */
+function checkRaster(r) {
+  if (!isObject(r) || (r.type !== 'webp' && r.type !== 'jpeg')) throw new Error('raster.type must be webp or jpeg');
+  if (typeof r.quality !== 'number' || !(r.quality >= 1 && r.quality <= 100)) throw new Error('raster.quality must be 1-100');
+  return { type: r.type, quality: r.quality };
+}
+
 function renderPng(cfg, width, height, ratio, handle, st) {
   var canvas = canvasFor(width, height, ratio);
   if (allocGuard) allocGuard.own(canvas, Math.floor(width * ratio) * Math.floor(height * ratio) * 4);
@@ -20,13 +27,21 @@ function renderPng(cfg, width, height, ratio, handle, st) {
   if (apply(canvasWidth, canvas, []) !== Math.floor(width * ratio) || apply(canvasHeight, canvas, []) !== Math.floor(height * ratio)) {
     throw new Error('the canvas was resized during the render');
   }
-  var url = apply(toDataURL, canvas, ['image/png']);
-  if (typeof url !== 'string' || apply(strIndexOf, url, [PNG_PREFIX]) !== 0) throw new Error('the canvas did not encode as PNG');
+  var prefix = PNG_PREFIX;
+  var url;
+  if (st.raster) {
+    // QuickChart's webp and jpg: Chromium's own encoder, quality 0-1 (checkRaster checked it)
+    prefix = 'data:image/' + st.raster.type + ';base64,';
+    url = apply(toDataURL, canvas, ['image/' + st.raster.type, st.raster.quality / 100]);
+  } else {
+    url = apply(toDataURL, canvas, ['image/png']);
+  }
+  if (typeof url !== 'string' || apply(strIndexOf, url, [prefix]) !== 0) throw new Error('the canvas did not encode as ' + prefix);
   // decoded size from the base64 length, before the string is cut or handed back
-  var b64 = url.length - PNG_PREFIX.length;
+  var b64 = url.length - prefix.length;
   var pad = b64 > 0 && charAt(url, url.length - 1) === 61 ? (charAt(url, url.length - 2) === 61 ? 2 : 1) : 0;
   checkSize((b64 / 4) * 3 - pad, st);
-  return apply(strSlice, url, [PNG_PREFIX.length]);
+  return apply(strSlice, url, [prefix.length]);
 }
 
 function renderSvg(cfg, width, height, handle, st) {

@@ -105,7 +105,7 @@ function checkType(type, where) {
   }
 }
 
-function prepare(cfg, req, ratio) {
+function prepare(cfg, req, ratio, images) {
   // QuickChart's defaults and special types, for the Chart.js 2 configs its users send
   var wants = MAJOR === 2 ? QuickChart.applyV2(cfg) : null;
   if (cfg.type === 'donut') cfg.type = 'doughnut';
@@ -139,6 +139,13 @@ function prepare(cfg, req, ratio) {
   }
   if (typeof req.watermark === 'string' && req.watermark.length) {
     plugins.push(watermarkPlugin(req.watermark.slice(0, MAX_WATERMARK)));
+  }
+  // QuickChart's backgroundImageUrl: drawn only from the images the request handed in (images.js)
+  var bgUrl = isObject(o.plugins) ? o.plugins.backgroundImageUrl : undefined;
+  if (images && images.list) {
+    plugins.splice(plugins.length > 0 && plugins[0].id === 'chartshotBackground' ? 1 : 0, 0, Images.plugin(images.list));
+  } else if (bgUrl !== undefined && bgUrl !== null && bgUrl !== '') {
+    throw new Error('backgroundImageUrl is drawn only on the QuickChart routes (/chart) from a JSON config: the server fetches its URL (hosts in REMOTE_IMAGES_ALLOW) or takes a data:image URL');
   }
   var budget = Budgets.plugin();
   if (budget) plugins.push(budget);

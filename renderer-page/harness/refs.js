@@ -7,6 +7,8 @@ var MAJOR = !Chart ? 0 : typeof Chart.register !== 'function' ? 2 : parseInt(Cha
 var V2_PLUGINS = MAJOR === 2 ? window.ChartshotV2Plugins || {} : null;
 var DataLabels = V2_PLUGINS ? V2_PLUGINS.datalabels : window.ChartDataLabels;
 var QuickChart = window.ChartshotQuickChart;
+// images handed in as data URLs, decoded and drawn (images.js)
+var Images = window.ChartshotImages;
 // ticks, log decades and elements per render (budgets.js); absent: no budgets. Taken off the
 // window so that caller code cannot end a render's budget half-way.
 var Budgets = window.ChartshotBudgets || { begin: function () {}, plugin: function () { return null; }, hit: function () { return null; }, end: function () {} };

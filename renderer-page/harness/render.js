@@ -6,9 +6,10 @@
  * @param {PageRequestIn} req
  * @param {string | null | undefined} text the config's JSON text; null: it could not be inflated
  * @param {number} t0
+ * @param {{ list?: any[], error?: unknown }} [images] the request's images, decoded (images.js)
  * @returns {import('../protocol').PageAnswer}
  */
-function renderText(req, text, t0) {
+function renderText(req, text, t0, images) {
   var st = { allowFunctions: false, jsConfig: false, ranFunctions: false, impure: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
   var handle = { chart: null, key: null };
   /** @type {PageAnswerDraft} */
@@ -27,6 +28,7 @@ function renderText(req, text, t0) {
     var height = checkSide(req.height, 'height');
     var format = req.format === undefined ? 'png' : req.format;
     if (format !== 'png' && format !== 'svg') throw new Error('format must be png or svg');
+    if (req.raster !== undefined) st.raster = checkRaster(req.raster);
     if (req.chartjs !== undefined && req.chartjs !== null && req.chartjs !== MAJOR) throw new Error('this page draws Chart.js ' + MAJOR);
     var ratio = req.devicePixelRatio === undefined || req.devicePixelRatio === null ? 1 : req.devicePixelRatio;
     if (typeof ratio !== 'number' || !(ratio >= 1 && ratio <= MAX_RATIO)) throw new Error('devicePixelRatio must be a number 1-' + MAX_RATIO);
@@ -50,7 +52,8 @@ function renderText(req, text, t0) {
     }
     if (!isObject(cfg)) throw new Error('config must be an object');
     if (req.textPatches !== undefined) applyPatches(cfg, req.textPatches);
-    prepare(cfg, req, ratio);
+    if (images && images.error) throw images.error;
+    prepare(cfg, req, ratio, images);
     var data = format === 'svg' ? renderSvg(cfg, width, height, handle, st) : renderPng(cfg, width, height, ratio, handle, st);
     // caller code may have caught the budget's error and drawn on: the render is refused all the same
     if (Budgets.hit() !== null) throw new Error(Budgets.hit());
