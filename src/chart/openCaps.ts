@@ -1,6 +1,6 @@
 // Cost caps of the open endpoint (pure): options that make Chart.js or its plugins loop or
 // allocate per unit are capped, and refused past the cap. Why: docs/decisions/0008-open-endpoint.md.
-import { parse as parseWithFormat, parseISO, isValid } from 'date-fns';
+import { toTime, wantsMoment } from './timeParse.js';
 import { FINANCIAL_TYPES, SET_TYPES } from './chartTypes.js';
 
 /** Most ticks a scale may generate (ticks.count, maxTicksLimit, a time range over its unit). */
@@ -359,6 +359,7 @@ function checkTimeScales(config: Record<string, Json>): string | null {
   const data = isObject(config.data) ? config.data : {};
   const sets = Array.isArray(data.datasets) ? data.datasets : [];
   const financial = [config.type, ...sets.map((d) => (isObject(d) ? d.type : undefined))].some((t) => typeof t === 'string' && FINANCIAL_TYPES.has(t));
+  const withMoment = wantsMoment(config);
   for (const entry of scalesOf(config)) {
     const { scale, path } = entry;
     const financialX = scale.type === undefined && financial && (entry.axis ?? scaleAxis(entry.id, scale)) === 'x';
@@ -373,7 +374,7 @@ function checkTimeScales(config: Record<string, Json>): string | null {
     const unit = typeof time.unit === 'string' ? time.unit : 'year';
     const unitMs = Object.hasOwn(UNIT_MS, unit) ? UNIT_MS[unit] : undefined;
     if (unitMs === undefined) return `${path}.time.unit must be one of ${Object.keys(UNIT_MS).join(', ')}`;
-    const span = timeSpan(config, entry, typeof time.parser === 'string' ? time.parser : undefined);
+    const span = timeSpan(config, entry, typeof time.parser === 'string' ? time.parser : undefined, withMoment);
     const ticksNeeded = span / (unitMs * step);
     if (ticksNeeded > MAX_TICKS) {
       return `${path} spans about ${Math.round(ticksNeeded)} ${unit} ticks; at most ${MAX_TICKS} on the open endpoint (a larger time.unit or ticks.stepSize)`;
@@ -383,11 +384,11 @@ function checkTimeScales(config: Record<string, Json>): string | null {
 }
 
 /** Max - min of every timestamp the scale may see (its bounds, the labels, the data on its axis). */
-function timeSpan(config: Record<string, Json>, entry: ScaleEntry, format: string | undefined): number {
+function timeSpan(config: Record<string, Json>, entry: ScaleEntry, format: string | undefined, withMoment: boolean): number {
   let min = Infinity;
   let max = -Infinity;
   onAxis(config, entry, (v) => {
-    const t = toTime(v, format);
+    const t = toTime(v, format, withMoment);
     if (t === null) return;
     if (t < min) min = t;
     if (t > max) max = t;
@@ -449,16 +450,6 @@ function scaleAxis(id: string, scale: Record<string, Json>): 'x' | 'y' {
   if (scale.position === 'left' || scale.position === 'right') return 'y';
   if (scale.position === 'top' || scale.position === 'bottom') return 'x';
   return id.startsWith('y') ? 'y' : 'x';
-}
-
-/** As chartjs-adapter-date-fns parses (numbers as they are, strings by date-fns). */
-function toTime(v: Json, format: string | undefined): number | null {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v !== 'string') return null;
-  const d = format !== undefined ? parseWithFormat(v, format, new Date(0)) : parseISO(v);
-  if (isValid(d)) return d.getTime();
-  const t = Date.parse(v);
-  return Number.isFinite(t) ? t : null;
 }
 
 function isObject(v: Json): v is Record<string, Json> {

@@ -140,3 +140,23 @@ describe('cost caps on Chart.js 2 configs and annotations (keyless /chart)', () 
     expect(findCapViolation({ type: 'line', data: { datasets: [{ data: [] }] }, options: { scales: { xAxes: [{ type: 'time', time: { unit: 'month', min: '2000-01-01', max: '2020-01-01' } }] } } })).to.equal(null);
   });
 });
+
+describe('time-scale caps read times as the page\'s adapter does (moment formats, formats date-fns refuses)', () => {
+  const timeChart = (parser: string, from: string, to: string, unit: string) => ({
+    type: 'line',
+    data: { datasets: [{ data: [{ x: from, y: 1 }, { x: to, y: 2 }] }] },
+    options: { scales: { x: { type: 'time', time: { parser, unit } } } },
+  });
+
+  it('a moment format (the page draws it with moment): its span is measured with moment, so a wide one is capped', () => {
+    expect(findCapViolation(timeChart('YYYY', '1000', '9000', 'day'))).to.match(/spans about \d+ day ticks/);
+    expect(findCapViolation(timeChart('YYYY', '2020', '2024', 'year'))).to.equal(null);
+    expect(findCapViolation(timeChart('DD/MM/YYYY', '01/01/1000', '31/12/9000', 'day'))).to.match(/day ticks/);
+  });
+
+  it('a format date-fns refuses is no exception in Node (it was a 500): the page answers for it', () => {
+    for (const parser of ['jj', 'yyyy-MM-dd Q', 'e'.repeat(300)]) {
+      expect(() => findCapViolation(timeChart(parser, '2020', '2021', 'day'))).to.not.throw();
+    }
+  });
+});
