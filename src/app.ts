@@ -2,7 +2,7 @@
 import Koa, { type Middleware } from 'koa';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import type { AccountService, AuthContext } from './services/accounts.js';
+import type { AccountService } from './services/accounts.js';
 import type { KeyUse } from './services/dashboard/keyUse.js';
 import type { UsageService } from './services/usage.js';
 import type { Clock } from './clock.js';
@@ -21,7 +21,6 @@ import { apiKeyAuth, sessionAuth } from './http/auth.js';
 import { rateLimit } from './http/rateLimit.js';
 import { metricsTokenAuth } from './http/metricsAuth.js';
 import { buildRouter, errorFormatOf } from './http/router.js';
-import { provideRenderer } from './http/imageHeaders.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
 import type { ErrorImageService } from './services/errorImages.js';
 import type { RouteEntry } from './http/route.js';
@@ -100,7 +99,7 @@ function noteKeyUse(auth: Middleware, keyUse: AppDeps['keyUse']): Middleware {
   if (!keyUse) return auth;
   return (ctx, next) =>
     auth(ctx, () => {
-      const a = ctx.state.auth as AuthContext | undefined;
+      const a = ctx.state.auth;
       if (a) keyUse.seen(a.key.id, a.account.id);
       return next();
     });
@@ -109,7 +108,6 @@ function noteKeyUse(auth: Middleware, keyUse: AppDeps['keyUse']): Middleware {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: 1 });
   app.silent = true; // errors are logged by the error mapper, once
-  provideRenderer(app, deps.fingerprint);
   provideBodyLimits(app, {
     maxBytes: deps.config.maxBodyBytes,
     readTimeoutMs: deps.config.bodyReadTimeoutMs,

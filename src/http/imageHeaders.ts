@@ -3,28 +3,23 @@
 // but its declared type, and an SVG may run no script, load nothing and is sandboxed (the SVG
 // is already serialised from an allow-list in the page; this is the second layer).
 // X-Chartshot-Renderer names what drew it, so a changed image can be told from a changed renderer.
-import type Koa from 'koa';
 import type { Context } from 'koa';
 import { FINGERPRINT_HEADER, type RendererFingerprint } from '../render/fingerprint.js';
 
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
-type RendererHeader = Pick<RendererFingerprint, 'header'>;
-
-/** Makes the renderer fingerprint known to every request context of `app` (createApp does it once). */
-export function provideRenderer(app: Koa, renderer: RendererHeader | undefined): void {
-  if (renderer) Object.assign(app.context, { renderer });
-}
+/** What draws this instance's images, as the routes that serve them are given it (createApp's deps.fingerprint). */
+export type RendererHeader = Pick<RendererFingerprint, 'header'>;
 
 /**
  * `renderer`: the header value of the Chart.js version that drew this image (a fresh render
- * knows it); a stored image gets this instance's Chart.js 4 value.
+ * knows it); a stored image gets this instance's Chart.js 4 value (`deps.fingerprint?.header()`);
+ * undefined: no header (no renderer known, e.g. an app built without a pool).
  */
-export function setImageHeaders(ctx: Context, contentType: string, renderer?: string): void {
+export function setImageHeaders(ctx: Context, contentType: string, renderer: string | undefined): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
   if (contentType.startsWith('image/svg')) ctx.set('Content-Security-Policy', SVG_CSP);
-  const value = renderer ?? (ctx as unknown as { renderer?: RendererHeader }).renderer?.header();
-  if (value) ctx.set(FINGERPRINT_HEADER, value);
+  if (renderer) ctx.set(FINGERPRINT_HEADER, renderer);
 }
 
 /** If-None-Match (a list, weak or strong, or *) names this ETag (weak comparison). */

@@ -3,11 +3,10 @@
 import type { Context } from 'koa';
 import { clientKey } from '../chart/clientAddress.js';
 import { requestedFormat } from '../chart/quickchart.js';
-import type { AuthContext } from '../services/accounts.js';
 import type { ErrorImageService } from '../services/errorImages.js';
 import { renderOwner } from '../services/render.js';
 import { closeUnreadBody, type ErrorWriter } from './errors.js';
-import { setImageHeaders } from './imageHeaders.js';
+import { setImageHeaders, type RendererHeader } from './imageHeaders.js';
 
 export const ERROR_HEADER = 'X-quickchart-error';
 const MAX_HEADER_CHARS = 300;
@@ -36,12 +35,12 @@ function fieldsOf(ctx: Context): Record<string, unknown> {
 
 /**
  * The 'quickchart' error format (route.ts ErrorFormat), written by the one error mapper
- * (errors.ts) for the routes that declare it.
+ * (errors.ts) for the routes that declare it. fingerprint: X-Chartshot-Renderer of the images.
  */
-export function quickChartErrorWriter(d: { errorImages: ErrorImageService }): ErrorWriter {
+export function quickChartErrorWriter(d: { errorImages: ErrorImageService; fingerprint?: RendererHeader }): ErrorWriter {
   return async (ctx, e) => {
     const message = e.detail ?? e.code;
-    const auth = ctx.state.auth as AuthContext | undefined;
+    const auth = ctx.state.auth;
     const owner = auth ? renderOwner.account(auth.account.id) : renderOwner.address(clientKey(ctx.ip));
     // over a limit or the pool is busy: drawing the message would take what was refused
     const draw = e.status !== 429 && e.status !== 503;
@@ -52,7 +51,7 @@ export function quickChartErrorWriter(d: { errorImages: ErrorImageService }): Er
     ctx.set('Cache-Control', 'no-store');
     closeUnreadBody(ctx);
     ctx.type = img.contentType;
-    setImageHeaders(ctx, img.contentType);
+    setImageHeaders(ctx, img.contentType, d.fingerprint?.header());
     ctx.body = img.body;
   };
 }

@@ -3,9 +3,10 @@
 // Retry-After when over. On generation routes (the default) the trial cap is checked first, so
 // an exhausted trial always gets 429 trial_limit_reached. The requests it sees are the ones
 // requestAnalytics.ts counts. On routes that only render and answer the image, a render may
-// start while the limit is still being decided (UsageService.decideWhileRendering): the route
-// hands rateDecided(ctx) to the service, which counts and answers nothing before it settles.
-import type { Context, Middleware } from 'koa';
+// start while the limit is still being decided (UsageService.decideWhileRendering): the step
+// passes the pending decision on to the rest of the route (router.ts hands it to the handler as a
+// parameter), and the service counts and answers nothing before it settles.
+import type { Context } from 'koa';
 import type { RateDecision } from '../chart/rateLimit.js';
 import type { AuthContext } from '../services/accounts.js';
 import type { UsageService } from '../services/usage.js';
@@ -13,15 +14,22 @@ import type { UsageService } from '../services/usage.js';
 export interface RateLimitOptions {
   /** The route generates charts (counts against usage): check the trial cap first. Default true. */
   generation?: boolean;
-  /** The route passes rateDecided(ctx) to the render, which waits for it before counting or
-   *  answering: its render may start while the limit is being decided. Default false. */
+  /** The route's render may start while the limit is being decided: the pending decision goes to
+   *  the rest of the route, whose render waits for it before counting or answering. Default false. */
   decideWhileRendering?: boolean;
 }
 
-export function rateLimit(deps: { usage: Pick<UsageService, 'gate'> & Partial<Pick<UsageService, 'decideWhileRendering'>> }, opts: RateLimitOptions = {}): Middleware {
+/**
+ * A rate-limit step: decides the caller's limit around the rest of the route (`next`). `next` is
+ * given the decision while it is still pending (the route may render meanwhile), else nothing.
+ * A plain Koa middleware fits where it is called as one (no decision is then left pending).
+ */
+export type RateLimitStep = (ctx: Context, next: (pending?: Promise<void>) => Promise<void>) => Promise<void>;
+
+export function rateLimit(deps: { usage: Pick<UsageService, 'gate'> & Partial<Pick<UsageService, 'decideWhileRendering'>> }, opts: RateLimitOptions = {}): RateLimitStep {
   const generation = opts.generation ?? true;
   return async (ctx, next) => {
-    const auth = ctx.state.auth as AuthContext | undefined;
+    const auth: AuthContext | undefined = ctx.state.auth;
     if (!auth) throw new Error('rateLimit() must follow apiKeyAuth()');
     ctx.state.rateLimited = true;
     const setHeaders = (d: RateDecision) => {
@@ -32,9 +40,8 @@ export function rateLimit(deps: { usage: Pick<UsageService, 'gate'> & Partial<Pi
     if (opts.decideWhileRendering && deps.usage.decideWhileRendering?.(auth)) {
       const decided = deps.usage.gate(auth, setHeaders, generation);
       decided.catch(() => {});
-      ctx.state.rateDecided = decided;
       try {
-        await next();
+        await next(decided);
       } finally {
         // over the limit is the answer, whatever else went wrong
         await decided;
@@ -44,11 +51,6 @@ export function rateLimit(deps: { usage: Pick<UsageService, 'gate'> & Partial<Pi
     await deps.usage.gate(auth, setHeaders, generation);
     await next();
   };
-}
-
-/** The rate decision a render must wait for before it counts or answers, when it was not made before the route ran. */
-export function rateDecided(ctx: Context): Promise<void> | undefined {
-  return ctx.state.rateDecided as Promise<void> | undefined;
 }
 
 /** True once the request reached rateLimit() (authenticated, on a rate-limited route), whatever the limits answered. */

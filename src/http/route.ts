@@ -6,6 +6,7 @@ import type { Middleware } from 'koa';
 import type { AppError, ErrorCode } from '../errors.js';
 import type { FromSchema } from './schemaType.js';
 import type { Plan } from '../chart/plans.js';
+import type { State } from './state.js';
 
 /**
  * Who may call: anyone, an API key, an API key or a signed URL, a session token, the metrics
@@ -91,12 +92,14 @@ export interface Route<I extends InputSpec | undefined> {
   responses: Record<string, SuccessDoc>;
   /** Error responses by status, with the codes each can carry. */
   errors: Record<string, ErrorDoc>;
-  handler(ctx: RouterContext, input: InputOf<I>): Promise<void> | void;
+  /** `pendingRate`: the request's rate decision when it is still being made (rateLimit 'render'):
+   *  the render may start, but counts and answers nothing before it settles. */
+  handler(ctx: RouterContext<State>, input: InputOf<I>, pendingRate: Promise<void> | undefined): Promise<void> | void;
 }
 
 /** A route with its input type erased, as the route table holds it. */
 export interface RouteDescriptor extends Omit<Route<InputSpec | undefined>, 'handler'> {
-  handler(ctx: RouterContext, input: never): Promise<void> | void;
+  handler(ctx: RouterContext<State>, input: never, pendingRate: Promise<void> | undefined): Promise<void> | void;
 }
 
 /** A fixed file (a page's script, style or icon): not part of the API, not in the document. */

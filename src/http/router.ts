@@ -2,37 +2,46 @@
 // precheck -> input -> handler, built from its descriptor. A body is read only once the path
 // matched and the caller passed authentication and the rate limit, with the limit of its
 // caller's class: a request the router does not match is answered 404 without reading it.
-import Router, { type RouterMiddleware } from '@koa/router';
+import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { authReadsBody, isAsset, type ErrorFormat, type RouteAuth, type RouteDescriptor, type RouteEntry, type RouteRateLimit, type StaticAsset } from './route.js';
 import { inputReader } from './validate.js';
 import { jsonBody } from './body.js';
+import type { RateLimitStep } from './rateLimit.js';
+import type { State } from './state.js';
 
 export interface Guards {
   auth: Record<Exclude<RouteAuth, 'none'>, Middleware>;
-  rateLimit: Record<RouteRateLimit, Middleware>;
+  rateLimit: Record<RouteRateLimit, RateLimitStep>;
   /** First on every page route, before its auth (the page's nonce and headers); none when absent. */
   page?: Middleware;
 }
 
 export function buildRouter(entries: readonly RouteEntry[], guards: Guards): Router {
-  const router = new Router();
+  const router = new Router<State>();
   for (const e of entries) {
     if (isAsset(e)) {
       const { file } = e;
       router.get(e.path, (ctx) => sendFile(ctx, file));
       continue;
     }
-    const chain: RouterMiddleware[] = [];
+    const chain: RouterMiddleware<State>[] = [];
     if (e.page && guards.page) chain.push(guards.page);
     if (e.auth !== 'none') chain.push(guards.auth[e.auth]);
-    if (e.rateLimit) chain.push(guards.rateLimit[e.rateLimit]);
     // a route whose caller may be anyone reads at most ANONYMOUS_BODY_BYTES; one behind a key, MAX_BODY_BYTES
-    if (e.input?.in === 'body' && !authReadsBody(e.auth)) chain.push(jsonBody(e.auth === 'none' ? 'anonymous' : 'authenticated'));
-    if (e.precheck) chain.push(e.precheck);
+    const body = e.input?.in === 'body' && !authReadsBody(e.auth) ? jsonBody(e.auth === 'none' ? 'anonymous' : 'authenticated') : undefined;
+    const { precheck } = e;
     const read = e.input ? inputReader(e.input) : undefined;
-    // The descriptor's handler was typed by its own schema (route()); the reader checked it.
-    chain.push((ctx) => e.handler(ctx, read?.(ctx) as never));
+    // body -> precheck -> input -> handler, the rate decision still pending (if any) in hand: a
+    // parameter of the handler, never a value parked on the context
+    const rest = (ctx: RouterContext<State>, pending: Promise<void> | undefined): Promise<void> => {
+      // The descriptor's handler was typed by its own schema (route()); the reader checked it.
+      const handle = async () => e.handler(ctx, read?.(ctx) as never, pending);
+      const checked = precheck ? () => precheck(ctx, handle) : handle;
+      return body ? body(ctx, checked) : checked();
+    };
+    const limit = e.rateLimit ? guards.rateLimit[e.rateLimit] : undefined;
+    chain.push(limit ? (ctx) => limit(ctx, (pending) => rest(ctx, pending)) : (ctx) => rest(ctx, undefined));
     // pages keep the exact match they always had; the API ignores case and a trailing slash
     router.register(e.path, e.method === 'ANY' ? router.methods : [e.method], chain, e.page ? { sensitive: true, strict: true } : {});
   }

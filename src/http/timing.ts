@@ -15,6 +15,5 @@ export function timing(): Middleware {
 
 /** The duration timing() measured; 0 when it did not run (nothing inside it was reached). */
 export function durationOf(ctx: Context): number {
-  const ms: unknown = ctx.state.durationMs;
-  return typeof ms === 'number' ? ms : 0;
+  return ctx.state.durationMs ?? 0;
 }

@@ -31,6 +31,8 @@ export class RenderError extends Error {
     message: string,
     /** busy only: the estimated time until a page would be free (Retry-After). */
     readonly retryAfterMs?: number,
+    /** too_large only: the size the page measured, bytes (the image itself never left the page). */
+    readonly imageBytes?: number,
   ) {
     super(message);
     this.name = 'RenderError';
@@ -244,7 +246,7 @@ export class RenderPage {
       return new RenderError('memory', String(f.error).slice(0, 300));
     }
     const kind = typeof f.imageBytes === 'number' ? 'too_large' : f.budget === true ? 'budget' : 'config';
-    return new RenderError(kind, String(f.error).slice(0, 300));
+    return new RenderError(kind, String(f.error).slice(0, 300), undefined, f.imageBytes);
   }
 
   private async call<T extends { ok: boolean }>(fn: string, args: unknown[], deadlineMs = this.renderTimeoutMs): Promise<T> {

@@ -140,7 +140,7 @@ export class ChartService {
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
   /** The image, with a hint when the config has no data (drawn as Chart.js draws it: axes and legend only). */
-  async renderForCaller(auth: AuthContext, fields: ChartFields, signal?: AbortSignal, decided?: Promise<void>): Promise<RenderedImage & { hint?: string }> {
+  async renderForCaller(auth: AuthContext, fields: ChartFields, opts: Pick<GenerateOptions, 'signal' | 'decided'> = {}): Promise<RenderedImage & { hint?: string }> {
     return this.generate(
       auth,
       fields,
@@ -148,7 +148,7 @@ export class ChartService {
         const hint = req.configJs === undefined ? noDataHint(req.config as Record<string, unknown>) : null;
         return hint ? { ...img, hint } : img;
       },
-      { signal, decided, countWhileRendering: true },
+      { ...opts, countWhileRendering: true },
     );
   }
 

@@ -121,6 +121,7 @@ export class RenderService {
   private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal, caller: CallerClass): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {
     const started = performance.now();
     const deadlineMs = this.opts.deadlines?.[caller];
+    const maxImageBytes = imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes);
     try {
       const res = await this.pool.render(
         {
@@ -139,7 +140,7 @@ export class RenderService {
           ...(req.textPatches !== undefined && req.textPatches.length > 0 ? { textPatches: req.textPatches } : {}),
           ...(req.raster !== undefined && req.format === 'png' ? { raster: req.raster } : {}),
           ...(req.images !== undefined ? { images: req.images } : {}),
-          maxImageBytes: imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes),
+          maxImageBytes,
           budget: PAGE_BUDGETS[caller],
           ...(deadlineMs !== undefined ? { deadlineMs } : {}),
         },
@@ -158,7 +159,7 @@ export class RenderService {
         this.observer?.rendered(req.format, err.kind === 'too_large' || err.kind === 'memory' || err.kind === 'budget' ? 'config' : err.kind, ms);
         const app =
           err.kind === 'too_large'
-            ? invalidInput(tooLargeDetail(err.message, req, this.opts.maxImageBytes))
+            ? invalidInput(tooLargeDetail(err, req, maxImageBytes, this.opts.maxImageBytes))
             : // "render exceeded its memory budget of N MB", or Chromium's cgroup limit
               err.kind === 'memory'
               ? invalidInput(err.message)
@@ -173,13 +174,14 @@ export class RenderService {
   }
 }
 
-/** The page says "the image would be N bytes; at most L": name the limit that applied. */
-function tooLargeDetail(pageMessage: string, req: RenderRequest, max: number | undefined): string {
-  const m = /^the image would be (\d+) bytes; at most (\d+)$/.exec(pageMessage);
-  if (!m) return pageMessage;
-  const [, bytes, limit] = m;
-  if (max !== undefined && Number(limit) === max) return `the image would be ${bytes} bytes; at most MAX_IMAGE_BYTES = ${max}`;
-  return `the image would be ${bytes} bytes; at most ${limit} for a ${req.width}x${req.height} SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`;
+/**
+ * The size the page measured (a field of its error) against the limit this service set: names
+ * the limit that applied. Without a limit of ours the page's own ceiling applied: its words.
+ */
+function tooLargeDetail(err: RenderError, req: RenderRequest, limit: number | undefined, max: number | undefined): string {
+  if (err.imageBytes === undefined || limit === undefined) return err.message;
+  if (limit === max) return `the image would be ${err.imageBytes} bytes; at most MAX_IMAGE_BYTES = ${max}`;
+  return `the image would be ${err.imageBytes} bytes; at most ${limit} for a ${req.width}x${req.height} SVG (${SVG_BYTES_PER_PIXEL} bytes a pixel + ${SVG_BASE_BYTES / 1048576} MiB)`;
 }
 
 function toAppError(err: RenderError, req: RenderRequest, caller: CallerClass): AppError {

@@ -12,7 +12,7 @@ type Notice = PageContext['notice'];
 /** Runs first on every page route (router.ts Guards.page): this answer's nonce and its headers, errors included. */
 export const openPage: Middleware = (ctx, next) => {
   ctx.state.nonce = newNonce();
-  pageHeaders(ctx, ctx.state.nonce as string);
+  pageHeaders(ctx, ctx.state.nonce!);
   return next();
 };
 
@@ -24,7 +24,7 @@ export function send(ctx: Context, status: number, body: string): void {
 
 export function pc(ctx: Context, s: SignedIn | null, csrf: string, section?: PageContext['section'], notice?: Notice): PageContext {
   return {
-    nonce: ctx.state.nonce as string,
+    nonce: ctx.state.nonce!,
     csrf,
     account: s?.account ?? null,
     ...(section ? { section } : {}),

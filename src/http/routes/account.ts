@@ -5,7 +5,7 @@ import type { Account } from '../../store/types.js';
 import type { BillingService } from '../../services/billing/index.js';
 import type { TrialService } from '../../services/trials.js';
 import type { UsageService } from '../../services/usage.js';
-import { setImageHeaders } from '../imageHeaders.js';
+import { setImageHeaders, type RendererHeader } from '../imageHeaders.js';
 import { route, type RouteDescriptor, type SuccessDoc } from '../route.js';
 import { invalidSession, json, pdfContent, retryAfter, schemaRef } from '../routeDocs.js';
 
@@ -13,6 +13,8 @@ export interface AccountRouteDeps {
   trials: Pick<TrialService, 'signup'>;
   usage: Pick<UsageService, 'analytics'>;
   billing: Pick<BillingService, 'info' | 'invoiceList' | 'invoicePdf'>;
+  /** X-Chartshot-Renderer (the invoice PDF is printed by the pool's browser). */
+  fingerprint?: RendererHeader;
 }
 
 const analyticsQuerySchema = {
@@ -104,7 +106,7 @@ export function accountRoutes(deps: AccountRouteDeps): RouteDescriptor[] {
         ctx.type = 'application/pdf';
         ctx.set('Cache-Control', 'private, no-store');
         ctx.set('Content-Disposition', `inline; filename="${ctx.params.id!.replace(/[^A-Za-z0-9_-]/g, '')}.pdf"`);
-        setImageHeaders(ctx, 'application/pdf');
+        setImageHeaders(ctx, 'application/pdf', deps.fingerprint?.header());
         ctx.body = pdf;
       },
     }),

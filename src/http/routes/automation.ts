@@ -6,14 +6,18 @@ import type { AutomationService, ChartPreview } from '../../services/automation.
 import { automationEndpoints } from '../schemas/automation.js';
 import { chartIdParam, shortChartHeaders } from '../schemas/shortCharts.js';
 import { sendServed } from './shortCharts.js';
+import type { RendererHeader } from '../imageHeaders.js';
 import { route, type RouteDescriptor } from '../route.js';
 import { headerRef, htmlPage, imageContent, json, rateLimitHeaders, renderErrors, schemaRef } from '../routeDocs.js';
 import { clientSignal } from '../clientGone.js';
 import { shortNames } from '../shortNames.js';
 import { escapeHtml } from '../../escapeHtml.js';
+import { callerOf } from '../state.js';
 
 export interface AutomationRouteDeps {
   automation: Pick<AutomationService, 'create' | 'download' | 'preview'>;
+  /** X-Chartshot-Renderer of the images served. */
+  fingerprint?: RendererHeader;
 }
 
 
@@ -62,7 +66,7 @@ export function automationRoutes(deps: AutomationRouteDeps): RouteDescriptor[] {
       responses: { '201': json(schemaRef('AutomationResult'), 'Created.', rateLimitHeaders) },
       errors: renderErrors(['invalid_input']),
       handler: async (ctx, input) => {
-        ctx.body = await deps.automation.create(ctx.state.auth, ep.kind, input, clientSignal(ctx));
+        ctx.body = await deps.automation.create(callerOf(ctx), ep.kind, input, clientSignal(ctx));
         ctx.status = 201;
         ctx.set('Cache-Control', 'no-store');
       },
@@ -95,7 +99,7 @@ export function automationRoutes(deps: AutomationRouteDeps): RouteDescriptor[] {
         const ext = type.startsWith('image/svg') ? 'svg' : type === 'application/pdf' ? 'pdf' : 'png';
         ctx.set('Content-Disposition', `attachment; filename="chart-${ctx.params.id}.${ext}"`);
         // the same caching as GET /v1/chart/{id}: a stale image is not kept for a year
-        sendServed(ctx, served);
+        sendServed(ctx, served, deps.fingerprint?.header());
       },
     }),
     route({

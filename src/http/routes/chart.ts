@@ -3,22 +3,24 @@ import type { Context } from 'koa';
 import type { ChartService } from '../../services/charts.js';
 import type { RenderedImage } from '../../services/render.js';
 import { chartRequestBodySchema, chartRequestQuerySchema } from '../schemas/chart.js';
-import { setImageHeaders } from '../imageHeaders.js';
+import { setImageHeaders, type RendererHeader } from '../imageHeaders.js';
 import { clientSignal } from '../clientGone.js';
-import { rateDecided } from '../rateLimit.js';
+import { callerOf } from '../state.js';
 import { route, type RouteDescriptor, type SuccessDoc } from '../route.js';
 import { CHART_BAD, imageContent, rateLimitHeaders, renderErrors } from '../routeDocs.js';
 
 export interface ChartRouteDeps {
   charts: Pick<ChartService, 'renderForCaller'>;
+  /** X-Chartshot-Renderer when the image does not name what drew it. */
+  fingerprint?: RendererHeader;
 }
 
-function sendImage(ctx: Context, img: RenderedImage & { hint?: string }): void {
+function sendImage(ctx: Context, img: RenderedImage & { hint?: string }, renderer: string | undefined): void {
   ctx.status = 200;
   if (img.hint) ctx.set('X-Chartshot-Hint', img.hint);
   ctx.type = img.contentType;
   ctx.set('Cache-Control', 'private, no-store');
-  setImageHeaders(ctx, img.contentType, img.renderer);
+  setImageHeaders(ctx, img.contentType, img.renderer ?? renderer);
   ctx.body = img.body;
 }
 
@@ -44,7 +46,8 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       },
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
-      handler: async (ctx, input) => sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, input, clientSignal(ctx), rateDecided(ctx))),
+      handler: async (ctx, input, pendingRate) =>
+        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate }), deps.fingerprint?.header()),
     }),
     route({
       method: 'POST',
@@ -60,7 +63,8 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       },
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
-      handler: async (ctx, input) => sendImage(ctx, await deps.charts.renderForCaller(ctx.state.auth, input, clientSignal(ctx), rateDecided(ctx))),
+      handler: async (ctx, input, pendingRate) =>
+        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate }), deps.fingerprint?.header()),
     }),
   ];
 }

@@ -10,6 +10,7 @@ import { createMcpServer } from '../../mcp/server.js';
 import { clientSignal } from '../clientGone.js';
 import { route, type RouteDescriptor } from '../route.js';
 import { rateLimitHeaders, retryAfter } from '../routeDocs.js';
+import { callerOf } from '../state.js';
 
 export interface McpRouteDeps extends CallerEngineDeps {
   log: Logger;
@@ -70,7 +71,7 @@ export function mcpRoutes(deps: McpRouteDeps): RouteDescriptor[] {
         '503': { description: 'The server is receiving as many body bytes as it may (MAX_BODY_BYTES_IN_FLIGHT); retry after Retry-After seconds.', codes: ['service_unavailable'], headers: retryAfter },
       },
       handler: async (ctx, input) => {
-        const engine = callerEngine(deps, ctx.state.auth);
+        const engine = callerEngine(deps, callerOf(ctx));
         // a client gone before its answer: its render leaves the queue (as on /v1/chart)
         const server = createMcpServer(engine, deps.log, clientSignal(ctx));
         // stateless: a transport (and a server) per request, closed with it

@@ -6,7 +6,7 @@ import { checkConfigSize, checkRequestTarget } from '../../chart/open.js';
 import { invalidConfig } from '../../errors.js';
 import type { OpenChartService, OpenImage } from '../../services/open.js';
 import { openChartQuerySchema, openChartResponseHeaders } from '../schemas/open.js';
-import { etagMatches, setImageHeaders } from '../imageHeaders.js';
+import { etagMatches, setImageHeaders, type RendererHeader } from '../imageHeaders.js';
 import { route, type ErrorMapper, type RouteDescriptor } from '../route.js';
 import { imageContent, retryAfter } from '../routeDocs.js';
 import { clientSignal } from '../clientGone.js';
@@ -14,6 +14,8 @@ import { schemaMessage } from '../validate.js';
 
 export interface OpenRouteDeps {
   open: Pick<OpenChartService, 'render'>;
+  /** X-Chartshot-Renderer of the images served. */
+  fingerprint?: RendererHeader;
 }
 
 export const OPEN_CACHE_CONTROL = 'public, max-age=86400, s-maxage=31536000, immutable';
@@ -35,13 +37,13 @@ const asInvalidConfig: ErrorMapper = (e) => {
   return invalidConfig(`${field} ${schemaMessage(e)}`);
 };
 
-function sendOpenImage(ctx: Context, img: OpenImage): void {
+function sendOpenImage(ctx: Context, img: OpenImage, renderer: string | undefined): void {
   ctx.set('Cache-Control', OPEN_CACHE_CONTROL);
   ctx.set('ETag', img.etag);
   ctx.set('X-Cache-Tier', img.tier);
   ctx.set('X-Edit-Url', img.editUrl);
   ctx.set('Link', `<${img.editUrl}>; rel="edit"`);
-  setImageHeaders(ctx, img.contentType);
+  setImageHeaders(ctx, img.contentType, renderer);
   if (etagMatches(ctx.get('if-none-match'), img.etag)) {
     ctx.status = 304;
     return;
@@ -78,7 +80,7 @@ export function openRoutes(deps: OpenRouteDeps): RouteDescriptor[] {
       },
       handler: async (ctx, input) => {
         const ip = ctx.ip || ctx.req.socket.remoteAddress || '';
-        sendOpenImage(ctx, await deps.open.render(input, ip, ctx.originalUrl, clientSignal(ctx)));
+        sendOpenImage(ctx, await deps.open.render(input, ip, ctx.originalUrl, clientSignal(ctx)), deps.fingerprint?.header());
       },
     }),
   ];

@@ -6,18 +6,21 @@ import type { QuickChartFields } from '../../chart/quickchart.js';
 import type { QrService } from '../../services/qr.js';
 import type { QuickChartService } from '../../services/quickchart.js';
 import { clientSignal } from '../clientGone.js';
-import { setImageHeaders } from '../imageHeaders.js';
+import { setImageHeaders, type RendererHeader } from '../imageHeaders.js';
 import { ERROR_HEADER } from '../quickchartErrors.js';
 import { route, type ErrorDoc, type RouteDescriptor } from '../route.js';
 import { imageContent, json, rateLimitHeaders, retryAfter } from '../routeDocs.js';
 import { quickChartBodySchema, quickChartCreatedSchema, quickChartQuerySchema, qrQuerySchema, templateQuerySchema } from '../schemas/quickchart.js';
 import { chartIdParam, shortChartHeaders } from '../schemas/shortCharts.js';
 import { sendServed } from './shortCharts.js';
+import { callerOf } from '../state.js';
 
 export interface QuickChartRouteDeps {
   quickchart: Pick<QuickChartService, 'render' | 'create' | 'renderTemplate'>;
   qr: Pick<QrService, 'render'>;
   config: { readonly quickchartAnonymous: boolean };
+  /** X-Chartshot-Renderer of stored images and error images. */
+  fingerprint?: RendererHeader;
 }
 
 /** QuickChart's clients cache a week: the same URL draws the same image. */
@@ -45,11 +48,12 @@ const imageOk = (description: string) => ({
   content: imageContent(true),
 });
 
-function sendImage(ctx: Context, img: { body: Buffer; contentType: string; renderer?: string }): void {
+/** `renderer`: X-Chartshot-Renderer when the image does not name what drew it (this instance's Chart.js 4). */
+function sendImage(ctx: Context, img: { body: Buffer; contentType: string; renderer?: string }, renderer: string | undefined): void {
   ctx.status = 200;
   ctx.type = img.contentType;
   ctx.set('Cache-Control', QUICKCHART_CACHE);
-  setImageHeaders(ctx, img.contentType, img.renderer);
+  setImageHeaders(ctx, img.contentType, img.renderer ?? renderer);
   ctx.body = img.body;
 }
 
@@ -57,7 +61,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
   const anonymous = d.config.quickchartAnonymous;
   const render = async (ctx: Context, input: QuickChartFields) => {
     const who = ctx.state.auth ? { auth: ctx.state.auth } : { anonymousIp: ctx.ip };
-    sendImage(ctx, await d.quickchart.render(who, input, clientSignal(ctx)));
+    sendImage(ctx, await d.quickchart.render(who, input, clientSignal(ctx)), d.fingerprint?.header());
   };
   const renderDescription =
     'QuickChart-compatible. With a key: a generation of its account. Without one: 401, unless the operator set QUICKCHART_ANONYMOUS=true (then data configs only, the security gate, and the per-address render limit of the open endpoint).';
@@ -99,7 +103,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
       responses: { '200': json(quickChartCreatedSchema, 'Created (X-RateLimit-* headers as on every keyed request).') },
       errors: chartErrors(false),
       handler: async (ctx, input) => {
-        const chart = await d.quickchart.create(ctx.state.auth, input as QuickChartFields, clientSignal(ctx));
+        const chart = await d.quickchart.create(callerOf(ctx), input as QuickChartFields, clientSignal(ctx));
         ctx.status = 200;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { success: true, url: chart.url };
@@ -131,7 +135,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         '500': imageError('Rendering failed.', ['internal_error', 'render_failed']),
         '503': imageError('Every renderer is busy.', ['service_unavailable'], retryAfter),
       },
-      handler: async (ctx) => sendServed(ctx, await d.quickchart.renderTemplate(ctx.params.id!, { ...ctx.query }, ctx.ip, clientSignal(ctx))),
+      handler: async (ctx) => sendServed(ctx, await d.quickchart.renderTemplate(ctx.params.id!, { ...ctx.query }, ctx.ip, clientSignal(ctx)), d.fingerprint?.header()),
     }),
     route({
       method: 'GET',
@@ -154,7 +158,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
       handler: async (ctx) => {
         const img = await d.qr.render(parseQrQuery({ ...ctx.query }), ctx.ip);
         ctx.set('ETag', img.etag);
-        sendImage(ctx, img);
+        sendImage(ctx, img, d.fingerprint?.header());
       },
     }),
   ];

@@ -3,13 +3,16 @@ import type { Context } from 'koa';
 import { chartRequestBodySchema } from '../schemas/chart.js';
 import { chartIdParam, shortChartHeaders } from '../schemas/shortCharts.js';
 import type { ServedChart, ShortChartService } from '../../services/shortCharts.js';
-import { etagMatches, setImageHeaders } from '../imageHeaders.js';
+import { etagMatches, setImageHeaders, type RendererHeader } from '../imageHeaders.js';
 import { route, type RouteDescriptor } from '../route.js';
 import { CHART_BAD, imageContent, json, rateLimitHeaders, renderErrors, retryAfter, schemaRef } from '../routeDocs.js';
 import { clientSignal } from '../clientGone.js';
+import { callerOf } from '../state.js';
 
 export interface ShortChartRouteDeps {
   shortCharts: Pick<ShortChartService, 'create' | 'serve' | 'metrics'>;
+  /** X-Chartshot-Renderer of the stored images served. */
+  fingerprint?: RendererHeader;
 }
 
 // The image behind an id never changes: a re-render after expiry draws the same stored request.
@@ -19,13 +22,13 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 const STALE = 'public, max-age=60';
 const TIER_HEADER: Record<ServedChart['tier'], string> = { memory: 'edge', shared: 'edge', persistent: 'r2', render: 'miss', stale: 'stale' };
 
-/** A served short chart's image: its ETag (304 on a match), its Cache-Control by tier, X-Cache-Tier. */
-export function sendServed(ctx: Context, served: ServedChart): void {
+/** A served short chart's image: its ETag (304 on a match), its Cache-Control by tier, X-Cache-Tier; `renderer`: X-Chartshot-Renderer. */
+export function sendServed(ctx: Context, served: ServedChart, renderer: string | undefined): void {
   const { image } = served;
   ctx.set('ETag', image.etag);
   ctx.set('Cache-Control', served.tier === 'stale' ? STALE : IMMUTABLE);
   ctx.set('X-Cache-Tier', TIER_HEADER[served.tier]);
-  setImageHeaders(ctx, image.contentType);
+  setImageHeaders(ctx, image.contentType, renderer);
   if (etagMatches(ctx.get('if-none-match'), image.etag)) {
     ctx.status = 304;
     return;
@@ -52,7 +55,7 @@ export function shortChartRoutes(deps: ShortChartRouteDeps): RouteDescriptor[] {
       responses: { '201': json(schemaRef('ShortChart'), 'Created.', rateLimitHeaders) },
       errors: renderErrors(CHART_BAD),
       handler: async (ctx, input) => {
-        const chart = await deps.shortCharts.create(ctx.state.auth, input, { signal: clientSignal(ctx) });
+        const chart = await deps.shortCharts.create(callerOf(ctx), input, { signal: clientSignal(ctx) });
         ctx.status = 201;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { url: chart.url, id: chart.id };
@@ -77,7 +80,7 @@ export function shortChartRoutes(deps: ShortChartRouteDeps): RouteDescriptor[] {
         '500': { description: 'A re-render after cache expiry failed.', codes: ['internal_error', 'render_failed'] },
         '503': { description: 'Every renderer is busy.', codes: ['service_unavailable'], headers: retryAfter },
       },
-      handler: async (ctx) => sendServed(ctx, await deps.shortCharts.serve(ctx.params.id!)),
+      handler: async (ctx) => sendServed(ctx, await deps.shortCharts.serve(ctx.params.id!), deps.fingerprint?.header()),
     }),
     route({
       method: 'GET',
@@ -98,7 +101,7 @@ export function shortChartRoutes(deps: ShortChartRouteDeps): RouteDescriptor[] {
       },
       handler: async (ctx) => {
         ctx.set('Cache-Control', 'private, no-store');
-        ctx.body = await deps.shortCharts.metrics(ctx.state.auth, ctx.params.id!);
+        ctx.body = await deps.shortCharts.metrics(callerOf(ctx), ctx.params.id!);
       },
     }),
   ];
