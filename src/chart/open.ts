@@ -10,7 +10,7 @@ import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
 import { pickAlias } from './fieldAlias.js';
 import { chartjs2Hint } from './configHints.js';
-import { checkColor, parseChartConfig, rememberConfigJson, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
+import { checkColor, configJsonField, parseChartConfig, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
 
 export const OPEN_LIMITS = Object.freeze({
   /** Path plus query, as received. */
@@ -97,7 +97,8 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
   }
   return {
     config,
-    render: { config, width, height, format, backgroundColor, allowFunctions: false, watermark: SERVICE_NAME },
+    // c's text, as it came: the digest and the page use it without serialising the config again
+    render: { config, ...configJsonField(hasC ? q.c : undefined), width, height, format, backgroundColor, allowFunctions: false, watermark: SERVICE_NAME },
   };
 }
 
@@ -129,8 +130,6 @@ function parseConfigParam(c: string): ChartConfig {
     throw invalidConfig(`c is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidConfig('c must be a JSON object (a Chart.js config)');
-  // the text it came as: the digest and the page use it without serialising the config again
-  rememberConfigJson(value, c);
   return value as ChartConfig;
 }
 

@@ -9,7 +9,7 @@ import type { Plan } from './plans.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
 import { OPEN_LIMITS } from './open.js';
-import { checkColor, checkDimensions, checkFormat, rememberConfigJson, type ChartConfig, type RasterType, type RenderRequest } from './request.js';
+import { checkColor, checkDimensions, checkFormat, configJsonField, type ChartConfig, type RasterType, type RenderRequest } from './request.js';
 
 /** QuickChart's defaults on /chart: 500 x 300 CSS pixels drawn at ratio 2, Chart.js 2.9.4. */
 export const QUICKCHART_DEFAULTS = Object.freeze({ width: 500, height: 300, devicePixelRatio: 2, chartjs: 2 as const });
@@ -112,8 +112,9 @@ export function configTextToPreparse(f: QuickChartFields): string | null {
   return nestingDepth(text) > MAX_JSON_DEPTH ? null : text;
 }
 
-/** A config as data, or as JavaScript text the page evaluates (key holders only). */
-export type ConfigSource = { config: ChartConfig; configJs?: undefined } | { configJs: string; config?: undefined };
+/** A config as data (with its JSON text when it came as JSON: configJsonField), or as JavaScript
+ *  text the page evaluates (key holders only). */
+export type ConfigSource = { config: ChartConfig; configJson?: string; configJs?: undefined } | { configJs: string; config?: undefined; configJson?: undefined };
 
 /** Values and nesting a data config may have (an iterative walk: nothing recurses over it first). */
 const MAX_NODES = 2_000_000;
@@ -123,17 +124,18 @@ const MAX_NODES = 2_000_000;
  * (unquoted keys, single quotes, trailing commas, comments) parsed as data; else, when
  * `allowJs` (the caller has a key), JavaScript that only the sandboxed page evaluates: it is
  * never evaluated, compiled or run here. Without a key anything but data is refused.
+ * `bodyJson`: an object config's JSON text as the request body held it (body.ts), kept with it.
  */
-export function parseConfigSource(raw: unknown, allowJs: boolean, field = 'c', parsed?: ParsedConfigText): ConfigSource {
+export function parseConfigSource(raw: unknown, allowJs: boolean, field = 'c', parsed?: ParsedConfigText, bodyJson?: string): ConfigSource {
   if (absent(raw)) throw chartRequired('c or chart is required (the Chart.js config)');
   if (typeof raw === 'object') {
     if (Array.isArray(raw)) throw invalidInput(`${field} must be a Chart.js config object`);
-    return { config: raw as ChartConfig };
+    return { config: raw as ChartConfig, ...configJsonField(bodyJson) };
   }
   if (typeof raw !== 'string') throw invalidInput(`${field} must be a Chart.js config (JSON or a JavaScript object literal)`);
   const text = withoutTrailingSemicolons(raw.trim());
   const data = parseData(text, field, parsed?.text === text ? parsed : undefined);
-  if (data) return { config: data };
+  if (data) return data;
   if (!allowJs) {
     throw invalidInput(`${field} is neither JSON nor a JavaScript object literal of plain data; functions and other code in a config need an API key`);
   }
@@ -153,7 +155,7 @@ export function withoutTrailingSemicolons(text: string): string {
   return end === text.length ? text : text.slice(0, end);
 }
 
-function parseData(text: string, field: string, parsed?: ParsedConfigText): ChartConfig | null {
+function parseData(text: string, field: string, parsed?: ParsedConfigText): { config: ChartConfig; configJson?: string } | null {
   let value: unknown;
   let json = false;
   try {
@@ -173,8 +175,8 @@ function parseData(text: string, field: string, parsed?: ParsedConfigText): Char
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput(`${field} must be a Chart.js config object`);
   // the text's own depth count skips only double-quoted strings: measure the value itself
   if (deeperThan(value, MAX_JSON_DEPTH)) throw invalidInput(`${field} nests deeper than ${MAX_JSON_DEPTH} levels`);
-  if (json) rememberConfigJson(value, text);
-  return value as ChartConfig;
+  // JSON: the text it came as goes with it, so it is not serialised again
+  return { config: value as ChartConfig, ...(json ? configJsonField(text) : {}) };
 }
 
 /** True when `value` nests deeper than `max` or holds more than MAX_NODES values (no recursion). */
@@ -250,13 +252,20 @@ export function checkKeylessConfigSize(raw: unknown): void {
   if (bytes > OPEN_LIMITS.maxConfigBytes) throw configTooLarge(`the config is ${bytes} bytes; at most ${OPEN_LIMITS.maxConfigBytes} without an API key`);
 }
 
+/** What the edge already knows of a request's config text: its parse off the event loop, or its
+ *  JSON text as the request body held it (body.ts). */
+export interface KnownConfigText {
+  parsed?: ParsedConfigText;
+  bodyJson?: string;
+}
+
 /** A /chart request made a RenderRequest (QuickChart's defaults: 500x300 at ratio 2, Chart.js 2). */
-export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller, defaultVersion: ChartjsMajor = QUICKCHART_DEFAULTS.chartjs, parsed?: ParsedConfigText): RenderRequest {
+export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller, defaultVersion: ChartjsMajor = QUICKCHART_DEFAULTS.chartjs, known: KnownConfigText = {}): RenderRequest {
   const fields = f as Record<string, unknown>;
   checkNotImageCharts(fields);
   const raw = decodeConfigText(pickAlias(fields, 'chart', 'c'), f.encoding);
   if (!caller.keyed) checkKeylessConfigSize(raw);
-  const source = parseConfigSource(raw, caller.keyed, f.chart !== undefined ? 'chart' : 'c', parsed);
+  const source = parseConfigSource(raw, caller.keyed, f.chart !== undefined ? 'chart' : 'c', known.parsed, known.bodyJson);
   if (source.config) {
     checkConfigShape(source.config);
     if (!caller.keyed) {
@@ -281,6 +290,7 @@ export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller,
   if (raster?.type === 'jpeg' && (backgroundColor === null || backgroundColor === 'transparent')) backgroundColor = '#ffffff';
   return {
     config: source.config ?? {},
+    ...(source.configJson !== undefined ? { configJson: source.configJson } : {}),
     ...(source.configJs !== undefined ? { configJs: source.configJs } : {}),
     width,
     height,

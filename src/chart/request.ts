@@ -10,6 +10,13 @@ export type ChartConfig = Record<string, unknown>;
 
 export interface RenderRequest {
   readonly config: ChartConfig;
+  /**
+   * The config's JSON text as it arrived (a request body's span, a query parameter, a JSON
+   * string), which the caller vouches parses to `config`: the digest hashes it and the page
+   * receives it, so they always agree and the config is not serialised again. Absent: made once
+   * per render (withConfigJson). Never stored: a kept request is storedRequest(req).
+   */
+  readonly configJson?: string;
   readonly width: number;
   readonly height: number;
   readonly format: Format;
@@ -73,8 +80,6 @@ export function parseChartConfig(raw: unknown, field = 'chart'): ChartConfig {
     } catch (err) {
       throw invalidInput(`${field} is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
     }
-    // the text parses to this very object: the page may be handed it as it came
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) serialized.set(value, raw);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidInput(`${field} must be a Chart.js config object`);
@@ -175,28 +180,30 @@ function sortedKeys(_key: string, value: unknown): unknown {
 }
 
 /**
- * JSON text of a config, produced once per config object (configs are not changed once parsed:
- * parse at the edge, trust inside): the digest of an authenticated render and the page's copy
- * share it. A config that came as a JSON string is that string itself.
+ * `{ configJson: text }` when `text` is an object's JSON text (`{...}`) that the caller vouches
+ * parses to the request's config (its span of a request body, a query parameter); else nothing,
+ * and the config is serialised once where it is rendered.
  */
-const serialized = new WeakMap<object, string>();
-
-/**
- * Records `json` as the JSON text of `config` (the text it was parsed from, e.g. its span of a
- * request body), so that it is not serialised again. The caller vouches that parsing `json`
- * gives `config`; the digest and the page both use this text, so they always agree.
- */
-export function rememberConfigJson(config: object, json: string): void {
-  if (json.length >= 2 && json.charCodeAt(0) === 123 && json.charCodeAt(json.length - 1) === 125) serialized.set(config, json);
+export function configJsonField(text: string | undefined): { configJson?: string } {
+  return text !== undefined && text.length >= 2 && text.charCodeAt(0) === 123 && text.charCodeAt(text.length - 1) === 125 ? { configJson: text } : {};
 }
 
-export function configJsonOf(config: ChartConfig): string {
-  let json = serialized.get(config);
-  if (json === undefined) {
-    json = JSON.stringify(config);
-    serialized.set(config, json);
-  }
-  return json;
+/** The JSON text of the request's config: the text it arrived as, else JSON.stringify(config). */
+export function configJsonOf(req: RenderRequest): string {
+  return req.configJson ?? JSON.stringify(req.config);
+}
+
+/** The request with its config's JSON text, made now if it has none: a digest computed before
+ *  the render and the page's copy then share one serialisation. */
+export function withConfigJson(req: RenderRequest): RenderRequest {
+  return req.configJson !== undefined ? req : { ...req, configJson: JSON.stringify(req.config) };
+}
+
+/** The request as a record keeps it: without the config's text (the config itself is kept). */
+export function storedRequest(req: RenderRequest): RenderRequest {
+  if (req.configJson === undefined) return req;
+  const { configJson: _text, ...kept } = req;
+  return kept;
 }
 
 /**
@@ -212,7 +219,7 @@ export function renderDigest(req: RenderRequest): string {
   // boundary between the two parts is unambiguous (a JavaScript config is hashed under "js")
   const hash = createHash('sha256').update('r1\n').update(head).update('\n');
   if (req.configJs !== undefined) return hash.update('js\n').update(req.configJs).digest('base64url');
-  return hash.update(configJsonOf(req.config)).digest('base64url');
+  return hash.update(configJsonOf(req)).digest('base64url');
 }
 
 /** The fields that only some requests set: absent ones leave the digest as it always was. */

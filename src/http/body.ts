@@ -6,9 +6,9 @@ import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
 import { invalidInput, serviceUnavailable, type AppError } from '../errors.js';
 import { MAX_JSON_DEPTH, scanJson, utf8, type JsonScan } from '../chart/jsonDepth.js';
-import { rememberConfigJson } from '../chart/request.js';
 import type { BodyBudget } from './bodyBudget.js';
 import { lingerClose } from './linger.js';
+import { absent } from '../chart/fieldAlias.js';
 
 /**
  * The largest body a route anyone may call reads (no key yet: POST /signup/anon, keyless
@@ -76,7 +76,7 @@ export function setJsonBody(ctx: Context, bytes: Buffer): void {
       else {
         try {
           body = JSON.parse(text);
-          keepConfigText(body, bytes, scan);
+          ctx.state.bodyConfigJson = configText(body, bytes, scan);
         } catch (err) {
           bad = invalidInput(`the body is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
         }
@@ -96,14 +96,18 @@ export function setJsonBody(ctx: Context, bytes: Buffer): void {
   }
 }
 
-/** A chart config object in the body keeps its own text: the page gets it without serialising it again. */
-function keepConfigText(body: unknown, bytes: Buffer, scan: JsonScan): void {
-  if (!scan.members || typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  for (const field of ['chart', 'c']) {
-    const value = (body as Record<string, unknown>)[field];
-    const span = scan.members.get(field);
-    if (span && typeof value === 'object' && value !== null && !Array.isArray(value)) rememberConfigJson(value, utf8(bytes, span[0], span[1]));
-  }
+/**
+ * The JSON text of the body's chart config object, as sent: chart's, or c's when chart is absent
+ * (the one the request's fields pick: pickAlias). The route hands it to the service with the
+ * fields (ctx.state.bodyConfigJson), so the page gets it without serialising it again.
+ */
+function configText(body: unknown, bytes: Buffer, scan: JsonScan): string | undefined {
+  if (!scan.members || typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const fields = body as Record<string, unknown>;
+  const field = absent(fields.chart) ? 'c' : 'chart';
+  const value = fields[field];
+  const span = scan.members.get(field);
+  return span && typeof value === 'object' && value !== null && !Array.isArray(value) ? utf8(bytes, span[0], span[1]) : undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Chart use cases for authenticated callers: normalise the request against the caller's
 // plan, render, and count the generation.
 import type { PageBudget } from './pageBudget.js';
-import { checkColor, checkDimensions, checkFormat, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
+import { checkColor, checkDimensions, checkFormat, configJsonField, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
 import { checkOutputPixels, parseDevicePixelRatio } from '../chart/quickchart.js';
 import { pickAlias } from '../chart/fieldAlias.js';
 import { chartRequired, forbidden, invalidInput } from '../errors.js';
@@ -86,6 +86,9 @@ export interface GenerateOptions {
   /** The request's rate limit, when it was still being decided as the render started: nothing
    *  is kept or counted before it settles, and a refusal is the answer. */
   decided?: Promise<void>;
+  /** The JSON text of the fields' chart (or c) object as the request body held it (State.bodyConfigJson):
+   *  the request carries it to the digest and the page. From the body reader only, never from the fields. */
+  bodyJson?: string;
   /** Builds the request from the caller instead of buildRenderRequest (QuickChart's vocabulary, template variants). */
   request?: (auth: AuthContext) => RenderRequest;
 }
@@ -112,6 +115,8 @@ export function buildRenderRequest(auth: RequestCaller, f: ChartFields, opts: Ge
   checkOutputPixels(width, height, format === 'svg' ? 1 : ratio, auth.plan);
   return {
     config,
+    // the text the config came as: a JSON string given as the field, or the body's own span
+    ...(typeof raw === 'string' ? { configJson: raw } : configJsonField(opts.bodyJson)),
     width,
     height,
     format,
@@ -140,7 +145,7 @@ export class ChartService {
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
   /** The image, with a hint when the config has no data (drawn as Chart.js draws it: axes and legend only). */
-  async renderForCaller(auth: AuthContext, fields: ChartFields, opts: Pick<GenerateOptions, 'signal' | 'decided'> = {}): Promise<RenderedImage & { hint?: string }> {
+  async renderForCaller(auth: AuthContext, fields: ChartFields, opts: Pick<GenerateOptions, 'signal' | 'decided' | 'bodyJson'> = {}): Promise<RenderedImage & { hint?: string }> {
     return this.generate(
       auth,
       fields,

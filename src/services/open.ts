@@ -3,7 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import { clientKey } from '../chart/clientAddress.js';
 import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type OpenChartQuery, type OpenRequest } from '../chart/open.js';
-import { renderDigest, type RenderRequest } from '../chart/request.js';
+import { renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';
 import type { OpenRenderWindows, StoredImage } from '../store/types.js';
 import type { Clock } from '../clock.js';
@@ -104,7 +104,9 @@ export class OpenChartService {
    */
   async render(query: OpenChartQuery, clientIp: string, target?: string, signal?: AbortSignal): Promise<OpenImage> {
     const req = parseOpenQuery(query);
-    const digest = renderDigest(req.render);
+    // the digest and the page share one serialisation (a config that came as text has it already)
+    const render = withConfigJson(req.render);
+    const digest = renderDigest(render);
     const key = `open:${digest}`;
     const edit = playgroundUrl(this.opts.publicBaseUrl, req, digest);
     const editUrl = edit.url;
@@ -118,7 +120,7 @@ export class OpenChartService {
     // only a request that starts a render spends its address's window
     if (!this.pending.has(key)) await this.admit(client);
     // another request may have started the same render while the window was checked: join it
-    const { value: image, joined } = await this.pending.join(key, (abort) => this.start(key, req.render, client, digest, abort), signal);
+    const { value: image, joined } = await this.pending.join(key, (abort) => this.start(key, render, client, digest, abort), signal);
     // the ?id= link must open: stored with the image (same TTL, same budget), once per render
     if (edit.stored && !joined) {
       // the image is good either way: a failed write costs only the link (it then opens an example)
@@ -133,7 +135,8 @@ export class OpenChartService {
    * A request normalised elsewhere (keyless QuickChart-style /chart when the operator allows it):
    * the same cache, per-address window and fair queue as render(), without the playground link.
    */
-  async renderPrepared(req: RenderRequest, clientIp: string, signal?: AbortSignal): Promise<Omit<OpenImage, 'editUrl'>> {
+  async renderPrepared(prepared: RenderRequest, clientIp: string, signal?: AbortSignal): Promise<Omit<OpenImage, 'editUrl'>> {
+    const req = withConfigJson(prepared);
     const digest = renderDigest(req);
     const key = `open:${digest}`;
     const hit = await this.cache.get(key);

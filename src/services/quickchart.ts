@@ -5,7 +5,7 @@ import { clientKey } from '../chart/clientAddress.js';
 import { KEY_GONE_DETAIL, keyMayRunCode, requestUnderKey } from '../chart/callerCode.js';
 import { PLANS } from '../chart/plans.js';
 import { checkOutputPixels, configTextToPreparse, parseSide, quickChartRequest, type ParsedConfigText, type QuickChartFields } from '../chart/quickchart.js';
-import { checkColor, checkDimensions, renderDigest, type RenderRequest } from '../chart/request.js';
+import { checkColor, checkDimensions, renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
 import { parseTemplateOverrides, templatePatches, type TemplateOverrides } from '../chart/templates.js';
 import { forbidden, notFound, rateLimited } from '../errors.js';
 import type { AccountStore, ChartStore, KeyStore, OpenRenderWindows } from '../store/types.js';
@@ -71,20 +71,23 @@ export class QuickChartService {
     this.images = d.remoteImages ?? new RemoteImages({ allow: [] });
   }
 
-  /** GET/POST /chart: a key holder's render is a generation; an anonymous one is the open endpoint's. */
-  async render(caller: QuickChartCaller, fields: QuickChartFields, signal?: AbortSignal): Promise<QuickChartImage> {
+  /**
+   * GET/POST /chart: a key holder's render is a generation; an anonymous one is the open endpoint's.
+   * `bodyJson`: the JSON text of the body's config object as sent (State.bodyConfigJson).
+   */
+  async render(caller: QuickChartCaller, fields: QuickChartFields, signal?: AbortSignal, bodyJson?: string): Promise<QuickChartImage> {
     if ('auth' in caller) {
-      const request = await this.keyedRequest(caller.auth, fields);
+      const request = await this.keyedRequest(caller.auth, fields, bodyJson);
       return this.d.charts.generate(caller.auth, {}, async (_req, img) => img, { signal, request });
     }
-    const req = await this.withImages(quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null }));
+    const req = await this.withImages(quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null }, undefined, { bodyJson }));
     const img = await this.d.open.renderPrepared(req, caller.anonymousIp, signal);
     return { ...img, ...(this.d.fingerprint ? { renderer: this.d.fingerprint.header(req.chartjs ?? 4) } : {}) };
   }
 
   /** POST /chart/create: a short chart like /v1/chart/create's, served on /chart/render/{id}. */
-  async create(auth: AuthContext, fields: QuickChartFields, signal?: AbortSignal): Promise<ShortChart> {
-    return this.d.shortCharts.create(auth, {}, { signal, request: await this.keyedRequest(auth, fields) }, '/chart/render/');
+  async create(auth: AuthContext, fields: QuickChartFields, signal?: AbortSignal, bodyJson?: string): Promise<ShortChart> {
+    return this.d.shortCharts.create(auth, {}, { signal, request: await this.keyedRequest(auth, fields, bodyJson) }, '/chart/render/');
   }
 
   /**
@@ -92,9 +95,9 @@ export class QuickChartService {
    * fetch is asynchronous; the generation's request builder is not). A suspended account's is
    * built by the generation itself, which refuses it (403) before anything is fetched.
    */
-  private async keyedRequest(auth: AuthContext, fields: QuickChartFields): Promise<(a: AuthContext) => RenderRequest> {
+  private async keyedRequest(auth: AuthContext, fields: QuickChartFields, bodyJson?: string): Promise<(a: AuthContext) => RenderRequest> {
     const parsed = await this.preparse(fields);
-    const build = (a: AuthContext) => quickChartRequest(fields, keyedCaller(a), undefined, parsed);
+    const build = (a: AuthContext) => quickChartRequest(fields, keyedCaller(a), undefined, { parsed, bodyJson });
     if (auth.account.status !== 'active') return build;
     const ready = await this.withImages(build(auth));
     return (a) => (a === auth ? ready : build(a));
@@ -139,7 +142,7 @@ export class QuickChartService {
     const base = requestUnderKey(rec.request, keyMayRunCode(key, now));
     if (!base) throw notFound(KEY_GONE_DETAIL);
     const plan = PLANS[account.plan];
-    const variant = templateVariant(base, overrides, plan);
+    const variant = withConfigJson(templateVariant(base, overrides, plan));
     const digest = renderDigest(variant);
     const cacheKey = `tpl:${id}:${digest}`;
     const hit = await this.d.cache.get(cacheKey);

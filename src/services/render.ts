@@ -2,7 +2,7 @@
 import type { Renderer } from '../render/renderer.js';
 import { RenderError } from '../render/renderer.js';
 import { pngToPdf } from '../render/pdf.js';
-import { configJsonOf, renderDigest, type RenderRequest } from '../chart/request.js';
+import { configJsonOf, renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
 import { PAGE_BUDGETS, type CallerClass, type RenderDeadlines } from '../render/budgets.js';
 import type { Format } from '../chart/plans.js';
@@ -88,6 +88,11 @@ export class RenderService {
     private readonly opts: RenderServiceOptions = {},
   ) {}
 
+  /** Callers waiting for renders in flight (the first of each included). */
+  callersInFlight(): number {
+    return this.inFlight.callers();
+  }
+
   /**
    * Renders a request; identical requests in flight at once share one render. `owner` names
    * the caller for the pool's fair admission queue (an account id, a client address): under
@@ -96,14 +101,14 @@ export class RenderService {
    * unless the caller has computed it already (the open endpoint keys its cache by it too).
    * `signal` aborts when the client goes away: a render every caller of which has gone leaves
    * the admission queue. `caller` picks the render's deadline and in-page budgets
-   * (render/budgets.ts); renders of different classes never share a flight.
+   * (render/budgets.ts); renders of different classes never share a flight. A caller that
+   * computes the digest itself gives the request withConfigJson first, so the config is
+   * serialised once.
    */
-  /** Callers waiting for renders in flight (the first of each included). */
-  callersInFlight(): number {
-    return this.inFlight.callers();
-  }
-
-  async render(req: RenderRequest, owner?: string, digest = renderDigest(req), signal?: AbortSignal, caller: CallerClass = 'paid'): Promise<RenderedImage> {
+  async render(given: RenderRequest, owner?: string, digestGiven?: string, signal?: AbortSignal, caller: CallerClass = 'paid'): Promise<RenderedImage> {
+    // the digest and the page share the config's one JSON text
+    const req = withConfigJson(given);
+    const digest = digestGiven ?? renderDigest(req);
     const flight = caller === 'paid' ? digest : `${caller}:${digest}`;
     const { value, joined } = await this.inFlight.join(flight, (abort) => this.renderNow(req, owner, abort, caller), signal);
     const renderer = this.rendererOf(req);
@@ -127,7 +132,7 @@ export class RenderService {
         {
           config: req.config,
           // the JSON text the digest was computed from: the config is not serialised again
-          configJson: configJsonOf(req.config),
+          configJson: configJsonOf(req),
           width: req.width,
           height: req.height,
           format: req.format === 'svg' ? 'svg' : 'png',

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
 import { KEY_GONE_DETAIL, keyMayRunCode, requestUnderKey } from '../chart/callerCode.js';
 import { PLANS, type Plan } from '../chart/plans.js';
-import type { RenderRequest } from '../chart/request.js';
+import { storedRequest, type RenderRequest } from '../chart/request.js';
 import { AppError, notFound, serviceUnavailable, type ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Account, AccountStore, ChartRecord, ChartStore, KeyStore, RerenderFailure, RerenderLimits, StoredImage } from '../store/types.js';
@@ -172,7 +172,7 @@ export class ShortChartService {
     return this.d.charts.generate(auth, fields, async (req, img, counted) => {
       const id = newChartId();
       const key = chartCacheKey(id);
-      const record = { id, accountId: auth.account.id, keyId: auth.key.id, request: req, digest: img.digest, createdAt: this.d.clock.now() };
+      const record = { id, accountId: auth.account.id, keyId: auth.key.id, request: storedRequest(req), digest: img.digest, createdAt: this.d.clock.now() };
       const image = this.d.cache.prepare(img.body, img.contentType, cacheTtlMs(auth.plan));
       // The chart, its image and its generation commit in one transaction: once the 201 can be
       // sent, all three are on disk; a crash or a full disk before that leaves none of them.

@@ -18,7 +18,7 @@ describe('parseConfigSource with a config text parsed elsewhere', () => {
   });
 
   it('"json" is parsed here, natively; the nesting limit still comes first', () => {
-    expect(parseConfigSource('{"type":"bar"}', true, 'c', { text: '{"type":"bar"}', kind: 'json' })).to.deep.equal({ config: { type: 'bar' } });
+    expect(parseConfigSource('{"type":"bar"}', true, 'c', { text: '{"type":"bar"}', kind: 'json' })).to.deep.equal({ config: { type: 'bar' }, configJson: '{"type":"bar"}' });
     const deep = `{a:${'['.repeat(200)}${']'.repeat(200)}}`;
     expect(() => parseConfigSource(deep, true, 'c', { text: deep, kind: 'data', value: { a: [] } })).to.throw(AppError, /nests deeper/);
   });

@@ -1,7 +1,9 @@
 // Big configs cross the service once: one JSON text per config, shared by the digest and the
 // page; the digest is one hash over that text.
 import { expect } from 'chai';
-import { configJsonOf, parseChartConfig, renderDigest, requestDigest, type RenderRequest } from '../../src/chart/request.js';
+import { configJsonOf, renderDigest, requestDigest, storedRequest, withConfigJson, type RenderRequest } from '../../src/chart/request.js';
+import { buildRenderRequest } from '../../src/services/charts.js';
+import { PLANS } from '../../src/chart/plans.js';
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { readJsonBody } from '../../src/http/body.js';
@@ -12,12 +14,14 @@ const base: RenderRequest = { config: { type: 'bar', data: { labels: ['a'], data
 describe('render digest and config JSON', () => {
   it('a config that came as JSON text is handed on as that text; an object is serialised once', () => {
     const text = '{ "type": "line", "data": {"datasets": [{"data": [1, 2]}]} }';
-    const config = parseChartConfig(text);
-    expect(configJsonOf(config)).to.equal(text);
-    const obj = { type: 'bar', data: { datasets: [] } };
-    const json = configJsonOf(obj);
-    expect(json).to.equal(JSON.stringify(obj));
-    expect(configJsonOf(obj)).to.equal(json);
+    const req = buildRenderRequest({ plan: PLANS.starter, key: { kind: 'live' } }, { chart: text, width: 10, height: 10 });
+    expect(configJsonOf(req)).to.equal(text);
+    const once = withConfigJson(base);
+    expect(once.configJson).to.equal(JSON.stringify(base.config));
+    expect(withConfigJson(once)).to.equal(once);
+    expect(renderDigest(once)).to.equal(renderDigest(base));
+    // a kept request keeps its config, never a second copy of it as text
+    expect(storedRequest(once)).to.deep.equal(base);
   });
 
   it('differs whenever anything that decides the image differs', () => {
@@ -93,18 +97,21 @@ describe('render digest and config JSON', () => {
   it('a body with bytes that are not UTF-8 hands on the same text JSON.parse saw', async () => {
     const raw = Buffer.concat([Buffer.from('{"chart": {"type":"bar","data":{"labels":["'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"]}}, "width": 10}')]);
     const req = Object.assign(Readable.from([raw]), { headers: {} });
-    const ctx = { method: 'POST', req, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
+    const ctx = { method: 'POST', req, state: {}, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
     await readJsonBody(ctx, 1 << 20);
-    const body = (ctx as { request: { body: { chart: object } } }).request.body;
-    expect(JSON.parse(configJsonOf(body.chart as never))).to.deep.equal(body.chart);
+    const { request, state } = ctx as { request: { body: { chart: object } }; state: { bodyConfigJson?: string } };
+    expect(JSON.parse(state.bodyConfigJson!)).to.deep.equal(request.body.chart);
   });
 
   it('a body config keeps its text, so the page and the digest use the bytes received', async () => {
-    const text = '{"width": 10, "chart": {"type":"bar",  "data": {"datasets": []}}}';
+    const text = '{"width": 10, "chart": {"type":"bar",  "data": {"datasets": [{"data": [1]}]}}}';
     const req = Object.assign(Readable.from([Buffer.from(text)]), { headers: {} });
-    const ctx = { method: 'POST', req, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
+    const ctx = { method: 'POST', req, state: {}, request: {} as { body?: unknown }, get: (h: string) => (h === 'content-type' ? 'application/json' : '') } as never;
     await readJsonBody(ctx, 1 << 20);
-    const body = (ctx as { request: { body: { chart: object } } }).request.body;
-    expect(configJsonOf(body.chart as never)).to.equal('{"type":"bar",  "data": {"datasets": []}}');
+    const { request, state } = ctx as { request: { body: { chart: object } }; state: { bodyConfigJson?: string } };
+    expect(state.bodyConfigJson).to.equal('{"type":"bar",  "data": {"datasets": [{"data": [1]}]}}');
+    // the service's request carries it to the digest and the page
+    const built = buildRenderRequest({ plan: PLANS.starter, key: { kind: 'live' } }, { ...request.body, height: 10 }, { bodyJson: state.bodyConfigJson });
+    expect(configJsonOf(built)).to.equal('{"type":"bar",  "data": {"datasets": [{"data": [1]}]}}');
   });
 });

@@ -47,7 +47,7 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
       handler: async (ctx, input, pendingRate) =>
-        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate }), deps.fingerprint?.header()),
+        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate, bodyJson: ctx.state.bodyConfigJson }), deps.fingerprint?.header()),
     }),
     route({
       method: 'POST',
@@ -64,7 +64,7 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
       handler: async (ctx, input, pendingRate) =>
-        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate }), deps.fingerprint?.header()),
+        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate, bodyJson: ctx.state.bodyConfigJson }), deps.fingerprint?.header()),
     }),
   ];
 }

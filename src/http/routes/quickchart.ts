@@ -61,7 +61,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
   const anonymous = d.config.quickchartAnonymous;
   const render = async (ctx: Context, input: QuickChartFields) => {
     const who = ctx.state.auth ? { auth: ctx.state.auth } : { anonymousIp: ctx.ip };
-    sendImage(ctx, await d.quickchart.render(who, input, clientSignal(ctx)), d.fingerprint?.header());
+    sendImage(ctx, await d.quickchart.render(who, input, clientSignal(ctx), ctx.state.bodyConfigJson), d.fingerprint?.header());
   };
   const renderDescription =
     'QuickChart-compatible. With a key: a generation of its account. Without one: 401, unless the operator set QUICKCHART_ANONYMOUS=true (then data configs only, the security gate, and the per-address render limit of the open endpoint).';
@@ -103,7 +103,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
       responses: { '200': json(quickChartCreatedSchema, 'Created (X-RateLimit-* headers as on every keyed request).') },
       errors: chartErrors(false),
       handler: async (ctx, input) => {
-        const chart = await d.quickchart.create(callerOf(ctx), input as QuickChartFields, clientSignal(ctx));
+        const chart = await d.quickchart.create(callerOf(ctx), input as QuickChartFields, clientSignal(ctx), ctx.state.bodyConfigJson);
         ctx.status = 200;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { success: true, url: chart.url };

@@ -55,7 +55,7 @@ export function shortChartRoutes(deps: ShortChartRouteDeps): RouteDescriptor[] {
       responses: { '201': json(schemaRef('ShortChart'), 'Created.', rateLimitHeaders) },
       errors: renderErrors(CHART_BAD),
       handler: async (ctx, input) => {
-        const chart = await deps.shortCharts.create(callerOf(ctx), input, { signal: clientSignal(ctx) });
+        const chart = await deps.shortCharts.create(callerOf(ctx), input, { signal: clientSignal(ctx), bodyJson: ctx.state.bodyConfigJson });
         ctx.status = 201;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { url: chart.url, id: chart.id };

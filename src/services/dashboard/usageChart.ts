@@ -3,7 +3,7 @@
 // shown, so only an account's first view waits for a render.
 import { LRUCache } from 'lru-cache';
 import { usageSeries, usageChartRequest } from '../../chart/usageChart.js';
-import { renderDigest } from '../../chart/request.js';
+import { renderDigest, withConfigJson } from '../../chart/request.js';
 import type { Clock } from '../../clock.js';
 import type { DailyUsageRow } from '../../store/dashboard.js';
 import { renderOwner, type RenderService } from '../render.js';
@@ -37,7 +37,7 @@ export class UsageChart {
   async draw(accountId: string, rows: readonly DailyUsageRow[], fromDay: number, toDay: number): Promise<UsageChartImage> {
     const series = usageSeries(rows, fromDay, toDay);
     const meta = { totals: { generations: sum(series.generations), errors: sum(series.errors) }, bucketDays: series.bucketDays };
-    const req = usageChartRequest(series);
+    const req = withConfigJson(usageChartRequest(series));
     const digest = renderDigest(req);
     const last = this.latest.get(accountId);
     const now = this.clock.now();
