@@ -2,10 +2,10 @@
 // operator (or a payment provider's hook script). --now <ISO> runs a command as of that time
 // (walking the lifecycle by hand; the scheduler of a running server uses the real clock).
 import type { Config } from './config.js';
-import { parsePlanName, PLANS } from './chart/plans.js';
+import { parsePlanName, PLANS } from './rules/plans.js';
 import { newStoreNotice, openStoreNoting } from './store/open.js';
 import { BillingService } from './services/billing/index.js';
-import type { BillingCycle } from './chart/pricing.js';
+import type { BillingCycle } from './rules/pricing.js';
 import { systemClock, type Clock } from './clock.js';
 
 export class BillingUsageError extends Error {}

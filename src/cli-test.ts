@@ -10,7 +10,7 @@ import { startPool } from './main.js';
 import { RenderService } from './services/render.js';
 import { buildRenderRequest } from './services/charts.js';
 import type { AuthContext } from './services/accounts.js';
-import { PLANS } from './chart/plans.js';
+import { PLANS } from './rules/plans.js';
 import { inputReader } from './http/validate.js';
 import { chartRequestBodySchema } from './http/schemas/chart.js';
 import { AppError, invalidInput } from './errors.js';

@@ -22,19 +22,26 @@ export function mayRunCallerCode(req: RenderRequest): boolean {
   return false;
 }
 
+/** The key that stored a request, as far as the rule needs it (null: gone). */
+export type StoringKey = { revokedAt: number | null; expiresAt: number | null } | null;
+
 /** Whether a key may still run code it stored: not revoked, not expired. */
-export function keyMayRunCode(key: { revokedAt: number | null; expiresAt: number | null } | null, now: number): boolean {
+function keyMayRunCode(key: StoringKey, now: number): boolean {
   return key !== null && key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
 }
 
 /**
- * A stored request as it may be rendered now. The key that stored it was revoked or has expired:
- * its code never runs again (null: refuse), and a request with nothing to revive renders the same
- * image without the means to run any code.
+ * A stored request as it may be rendered `now`: the one statement of the rule that a revoked or
+ * expired key's code never runs again (null: refuse); a request with nothing to revive renders
+ * the same image without the means to run any code. `key` is looked up only for a request that
+ * allows functions (needsKey), so the others cost no store read.
  */
-export function requestUnderKey(req: RenderRequest, keyUsable: boolean): RenderRequest | null {
-  if (!req.allowFunctions || keyUsable) return req;
+export function requestUnderKey(req: RenderRequest, key: StoringKey, now: number): RenderRequest | null {
+  if (!req.allowFunctions || keyMayRunCode(key, now)) return req;
   return mayRunCallerCode(req) ? null : { ...req, allowFunctions: false };
 }
+
+/** Whether requestUnderKey needs the storing key at all (a request without functions does not). */
+export const needsKey = (req: RenderRequest): boolean => req.allowFunctions;
 
 export const KEY_GONE_DETAIL = 'this chart can no longer be rendered: the API key that created it was revoked or has expired';

@@ -5,7 +5,7 @@ import { checkNotImageCharts, withoutImageUrls } from './remoteContent.js';
 import { absent, pickAlias } from './fieldAlias.js';
 import { chartRequired, configTooLarge, invalidDimensions, invalidInput } from '../errors.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
-import type { Plan } from './plans.js';
+import type { Plan } from '../rules/plans.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
 import { OPEN_LIMITS } from './open.js';

@@ -1,7 +1,7 @@
 // Pure normalisation of a chart request: parse at the edge, trust inside. No I/O.
 import { createHash } from 'node:crypto';
 import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
-import { PLANS, type Format, type Plan } from './plans.js';
+import { PLANS, type Format, type Plan } from '../rules/plans.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
 import { chartjs2Hint } from './configHints.js';
 import { CHART_TYPES } from './chartTypes.js';

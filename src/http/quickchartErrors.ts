@@ -1,7 +1,7 @@
 // Errors on QuickChart's routes, its way: the status, the message in X-quickchart-error, and an
 // image of the message in the requested format as the body, so an <img> shows what went wrong.
 import type { Context } from 'koa';
-import { clientKey } from '../chart/clientAddress.js';
+import { clientKey } from '../rules/clientAddress.js';
 import { requestedFormat } from '../chart/quickchart.js';
 import type { ErrorImageService } from '../services/errorImages.js';
 import { renderOwner } from '../services/render.js';

@@ -7,7 +7,7 @@
 // passes the pending decision on to the rest of the route (router.ts hands it to the handler as a
 // parameter), and the service counts and answers nothing before it settles.
 import type { Context } from 'koa';
-import type { RateDecision } from '../chart/rateLimit.js';
+import type { RateDecision } from '../rules/rateLimit.js';
 import type { AuthContext } from '../services/accounts.js';
 import type { UsageService } from '../services/usage.js';
 

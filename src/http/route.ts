@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv';
 import type { Middleware } from 'koa';
 import type { AppError, ErrorCode } from '../errors.js';
 import type { FromSchema } from './schemaType.js';
-import type { Plan } from '../chart/plans.js';
+import type { Plan } from '../rules/plans.js';
 import type { State } from './state.js';
 
 /**

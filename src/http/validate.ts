@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Context } from 'koa';
 import { invalidDimensions, invalidInput } from '../errors.js';
 import { sideRange } from '../chart/request.js';
-import type { Plan } from '../chart/plans.js';
+import type { Plan } from '../rules/plans.js';
 import type { ErrorMapper, InputSpec } from './route.js';
 
 const ajvBody = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });

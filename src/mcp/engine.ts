@@ -7,7 +7,7 @@ import type { AuthContext } from '../services/accounts.js';
 import type { RenderService } from '../services/render.js';
 import { parseChartjsVersion, quickChartRequest } from '../chart/quickchart.js';
 import { SERVICE_NAME, type RenderRequest } from '../chart/request.js';
-import { PLANS, type Plan } from '../chart/plans.js';
+import { PLANS, type Plan } from '../rules/plans.js';
 import { invalidInput } from '../errors.js';
 import type { ChartArgs } from './tools.js';
 

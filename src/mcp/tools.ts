@@ -6,7 +6,7 @@ import { chartjsVersionSchema, commonProperties, devicePixelRatioSchema } from '
 import { schemaMessage } from '../http/validate.js';
 import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
 import { sideRange } from '../chart/request.js';
-import type { Plan } from '../chart/plans.js';
+import type { Plan } from '../rules/plans.js';
 
 export const TOOL_NAMES = ['render_chart', 'create_short_url', 'validate_config', 'list_chart_types'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];

@@ -1,9 +1,9 @@
 // Accounts, API keys and session tokens: creation (CLI) and authentication (HTTP).
-import { PLANS, type Plan, type PlanName } from '../chart/plans.js';
+import { PLANS, type Plan, type PlanName } from '../rules/plans.js';
 import { forbidden, invalidInput, invalidSession, unauthorized } from '../errors.js';
 import type { Account, ApiKey, KeyKind, Store } from '../store/types.js';
 import { KEY_PREFIX, hashSecret, keyKindOf, newApiKey, newId, newSessionToken, signingSecretFor } from './credentials.js';
-import { emailProblem } from '../chart/email.js';
+import { emailProblem } from '../rules/email.js';
 import { LRUCache } from 'lru-cache';
 import { systemClock, type Clock } from '../clock.js';
 

@@ -2,7 +2,7 @@
 // -> a short chart, one generation, as POST /v1/chart/create -> the seven fields of the 201 body.
 import { AUTOMATION_BUILDERS, type AutomationChart, type AutomationKind } from '../chart/automation.js';
 import { AppError, invalidInput, notFound } from '../errors.js';
-import type { Format } from '../chart/plans.js';
+import type { Format } from '../rules/plans.js';
 import type { ChartStore } from '../store/types.js';
 import type { AuthContext } from './accounts.js';
 import type { ServedChart, ShortChartService } from './shortCharts.js';

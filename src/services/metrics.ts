@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client): the observer of renders, cache look-ups and HTTP requests;
 // pool figures are read from the pool at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Format } from '../chart/plans.js';
+import type { Format } from '../rules/plans.js';
 import type { PoolStats } from '../render/renderer.js';
 import type { RenderObserver } from './render.js';
 import type { CacheObserver, CacheTier } from './imageCache.js';

@@ -1,7 +1,7 @@
 // The open (unauthenticated) render use case: gate, cache, per-client window, watermarked render
 // without functions. Why: docs/decisions/0008-open-endpoint.md.
 import { LRUCache } from 'lru-cache';
-import { clientKey } from '../chart/clientAddress.js';
+import { clientKey } from '../rules/clientAddress.js';
 import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type OpenChartQuery, type OpenRequest } from '../chart/open.js';
 import { renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';

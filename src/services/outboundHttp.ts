@@ -4,7 +4,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { refusedAddress } from '../chart/addresses.js';
+import { refusedAddress } from '../rules/outboundAddresses.js';
 
 // Public addresses only unless allowPrivate. The name is resolved once and the connection made to
 // the very address that was vetted (a custom lookup), so a DNS answer that changes between check

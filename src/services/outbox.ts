@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { hmacHex, signingSecretFor } from './credentials.js';
 import { sendMail } from './smtp.js';
 import { postGuarded, RefusedTarget } from './outboundHttp.js';
-import { emailProblem } from '../chart/email.js';
+import { emailProblem } from '../rules/email.js';
 
 /** The subject of a dashboard's test webhook (sent as a usage_threshold event): tried once, never retried. */
 export const TEST_EVENT_SUBJECT = 'test:usage_threshold';

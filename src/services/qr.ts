@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import QRCode from 'qrcode';
 import type { QrRequest } from '../chart/qr.js';
-import { clientKey } from '../chart/clientAddress.js';
+import { clientKey } from '../rules/clientAddress.js';
 import { invalidInput, rateLimited } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { OpenRenderWindows } from '../store/types.js';

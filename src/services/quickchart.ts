@@ -1,9 +1,9 @@
 // QuickChart's URL API as use cases: /chart for key holders (a counted generation) or, when the
 // operator allows it, for anyone (the open endpoint's protections); /chart/create; template
 // variants of a stored chart on /chart/render/{id}.
-import { clientKey } from '../chart/clientAddress.js';
-import { KEY_GONE_DETAIL, keyMayRunCode, requestUnderKey } from '../chart/callerCode.js';
-import { PLANS } from '../chart/plans.js';
+import { clientKey } from '../rules/clientAddress.js';
+import { KEY_GONE_DETAIL, requestUnderKey } from '../chart/callerCode.js';
+import { PLANS } from '../rules/plans.js';
 import { checkOutputPixels, configTextToPreparse, parseSide, quickChartRequest, type ParsedConfigText, type QuickChartFields } from '../chart/quickchart.js';
 import { checkColor, checkDimensions, renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
 import { parseTemplateOverrides, templatePatches, type TemplateOverrides } from '../chart/templates.js';
@@ -139,7 +139,7 @@ export class QuickChartService {
     if (!rec || !account || !key || account.status === 'terminated') throw notFound('no such chart');
     if (account.status !== 'active') throw forbidden(`the chart's account is ${account.status}: template variants are disabled`);
     const now = this.d.clock.now();
-    const base = requestUnderKey(rec.request, keyMayRunCode(key, now));
+    const base = requestUnderKey(rec.request, key, now);
     if (!base) throw notFound(KEY_GONE_DETAIL);
     const plan = PLANS[account.plan];
     const variant = withConfigJson(templateVariant(base, overrides, plan));

@@ -5,7 +5,7 @@ import { pngToPdf } from '../render/pdf.js';
 import { configJsonOf, renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
 import { PAGE_BUDGETS, type CallerClass, type RenderDeadlines } from '../render/budgets.js';
-import type { Format } from '../chart/plans.js';
+import type { Format } from '../rules/plans.js';
 import { Flights } from './flights.js';
 import { mayRunCallerCode } from '../chart/callerCode.js';
 

@@ -3,8 +3,8 @@
 import { tracer } from '../tracing.js';
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';
-import { KEY_GONE_DETAIL, keyMayRunCode, requestUnderKey } from '../chart/callerCode.js';
-import { PLANS, type Plan } from '../chart/plans.js';
+import { KEY_GONE_DETAIL, needsKey, requestUnderKey } from '../chart/callerCode.js';
+import { PLANS, type Plan } from '../rules/plans.js';
 import { storedRequest, type RenderRequest } from '../chart/request.js';
 import { AppError, notFound, serviceUnavailable, type ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -337,8 +337,8 @@ export class ShortChartService {
     if (!rec) throw gone();
     const account = await this.d.store.accounts.find(rec.accountId);
     if (!account || account.status === 'terminated') throw gone();
-    const keyUsable = !rec.request.allowFunctions || keyMayRunCode(await this.d.store.keys.find(rec.keyId), now);
-    const request = requestUnderKey(rec.request, keyUsable);
+    const key = needsKey(rec.request) ? await this.d.store.keys.find(rec.keyId) : null;
+    const request = requestUnderKey(rec.request, key, now);
     if (!request) {
       throw this.refuse(id, { until: now + KEY_RECHECK_MS, status: 404, code: 'not_found', detail: KEY_GONE_DETAIL }, now);
     }

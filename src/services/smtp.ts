@@ -3,7 +3,7 @@
 // connection. nodemailer does the header encoding (RFC 2047 subjects and names), line length
 // (quoted-printable), dot-stuffing and timeouts; the envelope is set here from checked addresses.
 import nodemailer from 'nodemailer';
-import { emailProblem } from '../chart/email.js';
+import { emailProblem } from '../rules/email.js';
 
 export interface Mail {
   from: string;

@@ -7,7 +7,7 @@ import type { AccountService } from './accounts.js';
 import type { Clock } from '../clock.js';
 import { TRIAL_DAYS } from './accounts.js';
 import { addressHash } from './credentials.js';
-import { clientKey } from '../chart/clientAddress.js';
+import { clientKey } from '../rules/clientAddress.js';
 
 const DAY_MS = 86_400_000;
 

@@ -9,13 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { forbidden, invalidInput, rateLimitExceeded, trialLimitReached } from '../errors.js';
-import { analyticsRetentionDays } from '../chart/retention.js';
-import type { RateDecision } from '../chart/rateLimit.js';
+import { analyticsRetentionDays } from '../rules/retention.js';
+import type { RateDecision } from '../rules/rateLimit.js';
 import type { Account, Store } from '../store/types.js';
 import type { BillingRecord, GenerationCount, OutboxItem } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
 import type { Clock } from '../clock.js';
-import { DAY_MS, UNLIMITED } from '../chart/pricing.js';
+import { DAY_MS, UNLIMITED } from '../rules/pricing.js';
 import { email, notices } from './billing/emails.js';
 import { rateLimitsFor } from './billing/limits.js';
 import type { PeriodReader } from './billing/periods.js';

@@ -2,9 +2,9 @@
 // outbox. Promise-returning like the rest of the Store, so counters can move to Redis and
 // billing to PostgreSQL without touching the services. Every method that checks and changes
 // a counter does both atomically.
-import type { PlanName } from '../chart/plans.js';
-import type { RateDecision, RateLimits } from '../chart/rateLimit.js';
-import type { BillingCycle } from '../chart/pricing.js';
+import type { PlanName } from '../rules/plans.js';
+import type { RateDecision, RateLimits } from '../rules/rateLimit.js';
+import type { BillingCycle } from '../rules/pricing.js';
 
 export interface UsageCount {
   used: number;

@@ -1,6 +1,6 @@
 // The Store interface: Promise-returning, so a PostgreSQL (or Redis for counters)
 // implementation can replace SQLite without touching the services.
-import type { PlanName } from '../chart/plans.js';
+import type { PlanName } from '../rules/plans.js';
 import type { GenerationCount, MeteringStores } from './metering.js';
 import type { RenderRequest } from '../chart/request.js';
 import type { DashboardStore } from './dashboard.js';

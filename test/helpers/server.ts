@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type Running, type StartOptions } from '../../src/main.js';
 import type { Clock } from '../../src/clock.js';
-import type { PlanName } from '../../src/chart/plans.js';
+import type { PlanName } from '../../src/rules/plans.js';
 import { Client } from './client.js';
 
 export type Credentials = { account_id: string; api_key: string; key_id: string; signing_secret: string; session_token: string };

@@ -1,7 +1,7 @@
 // Rate limits, open-endpoint windows and trial claims in Redis: the Lua scripts decide exactly
 // as the pure rateStep and the SQLite window do, and stay exact across two connections.
 import { expect } from 'chai';
-import { rateStep, type RateLimits, type RateState } from '../../src/chart/rateLimit.js';
+import { rateStep, type RateLimits, type RateState } from '../../src/rules/rateLimit.js';
 import { redisRateLimits } from '../../src/store/redis/rateLimits.js';
 import { redisOpenWindows } from '../../src/store/redis/openWindows.js';
 import { redisTrials } from '../../src/store/redis/trials.js';

@@ -5,7 +5,7 @@ import { renderRequest } from '../helpers/requests.js';
 import { ChartMetricsRecorder, toChartMetrics } from '../../src/services/chartMetrics.js';
 import { cacheTtlMs, chartCacheKey, newChartId } from '../../src/services/shortCharts.js';
 import { etagMatches } from '../../src/http/imageHeaders.js';
-import { PLANS } from '../../src/chart/plans.js';
+import { PLANS } from '../../src/rules/plans.js';
 import type { ChartMetricsRow, ChartMetricsStore, Store } from '../../src/store/types.js';
 import { eachStore } from '../helpers/stores.js';
 

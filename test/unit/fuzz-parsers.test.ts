@@ -11,7 +11,7 @@ import { findGateViolation } from '../../src/chart/gate.js';
 import { findCode, tokenize } from '../../src/chart/jsTokens.js';
 import { parsedCodeKind } from '../../src/chart/jsParse.js';
 import { AUTOMATION_BUILDERS, parseLabels, parseSeries, parseValues, splitList } from '../../src/chart/automation.js';
-import { PLANS } from '../../src/chart/plans.js';
+import { PLANS } from '../../src/rules/plans.js';
 import { nestingDepth } from '../../src/chart/jsonDepth.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 7_0307);

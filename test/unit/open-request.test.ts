@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { checkRequestTarget, editState, MAX_EDIT_URL_BYTES, OPEN_LIMITS, parseOpenQuery, playgroundUrl, type OpenChartQuery } from '../../src/chart/open.js';
 import { requestDigest, SERVICE_NAME } from '../../src/chart/request.js';
 import { AppError } from '../../src/errors.js';
-import { clientKey } from '../../src/chart/clientAddress.js';
+import { clientKey } from '../../src/rules/clientAddress.js';
 
 const BAR = { type: 'bar', data: { labels: ['a', 'b'], datasets: [{ data: [1, 2] }] } };
 

@@ -1,8 +1,8 @@
 // Pure checks behind outbound requests: which addresses a webhook may reach, which e-mail
 // addresses may be stored and written into SMTP.
 import { expect } from 'chai';
-import { refusedAddress } from '../../src/chart/addresses.js';
-import { emailProblem } from '../../src/chart/email.js';
+import { refusedAddress } from '../../src/rules/outboundAddresses.js';
+import { emailProblem } from '../../src/rules/email.js';
 import { checkTargetUrl, RefusedTarget } from '../../src/services/outboundHttp.js';
 
 describe('refusedAddress: public unicast only', () => {

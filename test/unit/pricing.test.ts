@@ -1,7 +1,7 @@
 // Billing arithmetic, pure: fees, overage, proration, calendar months and the period a moment falls in.
 import { expect } from 'chai';
-import { addMonthsUtc, monthlyCharts, overagePence, periodAt, planFeePence, prorationPence, volumeDiscount } from '../../src/chart/pricing.js';
-import { analyticsCutoff, analyticsRetentionDays, billingCutoff } from '../../src/chart/retention.js';
+import { addMonthsUtc, monthlyCharts, overagePence, periodAt, planFeePence, prorationPence, volumeDiscount } from '../../src/rules/pricing.js';
+import { analyticsCutoff, analyticsRetentionDays, billingCutoff } from '../../src/rules/retention.js';
 import { DAY } from '../helpers/clock.js';
 
 describe('billing arithmetic', () => {

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError } from '../../src/errors.js';
-import { PLANS } from '../../src/chart/plans.js';
+import { PLANS } from '../../src/rules/plans.js';
 import {
   checkOutputPixels,
   decodeConfigText,

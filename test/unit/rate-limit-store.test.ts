@@ -2,7 +2,7 @@
 // between two instances sharing one PostgreSQL database.
 import { expect } from 'chai';
 import type { Store } from '../../src/store/types.js';
-import type { RateLimits } from '../../src/chart/rateLimit.js';
+import type { RateLimits } from '../../src/rules/rateLimit.js';
 import { eachStore } from '../helpers/stores.js';
 import { anotherInstance } from '../helpers/instances.js';
 

@@ -1,6 +1,6 @@
 // The pure rate-limit step: a token bucket of burst size refilled per minute, and a clock-hour cap.
 import { expect } from 'chai';
-import { rateStep } from '../../src/chart/rateLimit.js';
+import { rateStep } from '../../src/rules/rateLimit.js';
 
 describe('rate-limit step: token bucket and hour window', () => {
   const L = { perMinute: 10, perHour: 100, burst: 20 };

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { configJsonOf, renderDigest, requestDigest, storedRequest, withConfigJson, type RenderRequest } from '../../src/chart/request.js';
 import { buildRenderRequest } from '../../src/services/charts.js';
-import { PLANS } from '../../src/chart/plans.js';
+import { PLANS } from '../../src/rules/plans.js';
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { readJsonBody } from '../../src/http/body.js';

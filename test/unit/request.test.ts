@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import {
   canonicalJson, checkColor, checkDimensions, checkFormat, parseChartConfig, requestDigest, type RenderRequest,
 } from '../../src/chart/request.js';
-import { PLANS } from '../../src/chart/plans.js';
+import { PLANS } from '../../src/rules/plans.js';
 import { AppError } from '../../src/errors.js';
 
 function codeOf(fn: () => unknown): string {

@@ -2,9 +2,9 @@
 // enterprise windows, plan changes, seven years of billing records, bounded batches, idempotence,
 // several instances, and how far back GET /usage/analytics may ask.
 import { expect } from 'chai';
-import type { PlanName } from '../../src/chart/plans.js';
-import { analyticsCutoff, billingCutoff } from '../../src/chart/retention.js';
-import { addMonthsUtc } from '../../src/chart/pricing.js';
+import type { PlanName } from '../../src/rules/plans.js';
+import { analyticsCutoff, billingCutoff } from '../../src/rules/retention.js';
+import { addMonthsUtc } from '../../src/rules/pricing.js';
 import type { Account, Store } from '../../src/store/types.js';
 import type { Invoice } from '../../src/store/metering.js';
 import { BillingService } from '../../src/services/billing/index.js';

@@ -5,7 +5,7 @@ import type { Account, ApiKey, Store } from '../../src/store/types.js';
 import type { AuthContext } from '../../src/services/accounts.js';
 import { BillingService } from '../../src/services/billing/index.js';
 import { UsageService } from '../../src/services/usage.js';
-import { PLANS } from '../../src/chart/plans.js';
+import { PLANS } from '../../src/rules/plans.js';
 import { eachStore } from '../helpers/stores.js';
 import { anotherInstance } from '../helpers/instances.js';
 import { FakeClock } from '../helpers/clock.js';

@@ -4,7 +4,7 @@
 // CSRF token (the login form: a cookie-bound one). Pages call the dashboard service only.
 import type { Context } from 'koa';
 import { AppError, notFound } from '../../errors.js';
-import { PLANS } from '../../chart/plans.js';
+import { PLANS } from '../../rules/plans.js';
 import type { Clock } from '../../clock.js';
 import type { BillingService } from '../../services/billing/index.js';
 import type { DashboardService } from '../../services/dashboard/index.js';

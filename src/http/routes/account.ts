@@ -1,6 +1,6 @@
 // POST /signup/anon (no auth) and the account endpoints (Authorization: Bearer <session>):
 // GET /usage/analytics, /billing/info, /billing/invoices, /billing/invoices/{id}/pdf.
-import { MAX_RETENTION_DAYS } from '../../chart/retention.js';
+import { MAX_RETENTION_DAYS } from '../../rules/retention.js';
 import type { Account } from '../../store/types.js';
 import type { BillingService } from '../../services/billing/index.js';
 import type { TrialService } from '../../services/trials.js';

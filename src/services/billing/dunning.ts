@@ -1,6 +1,6 @@
 // Failed payments: the dunning steps walked by the days since the first failure (retries and
 // warnings, suspension, termination), and a successful payment ending them.
-import { DAY_MS } from '../../chart/pricing.js';
+import { DAY_MS } from '../../rules/pricing.js';
 import { invalidInput } from '../../errors.js';
 import type { BillingRecord } from '../../store/metering.js';
 import type { Account } from '../../store/types.js';

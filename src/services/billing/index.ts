@@ -1,7 +1,7 @@
 // BillingService: the billing use cases behind one object for the routes, the CLI and usage
 // counting; each delegates to the module that does that one job.
-import type { PlanName } from '../../chart/plans.js';
-import type { BillingCycle } from '../../chart/pricing.js';
+import type { PlanName } from '../../rules/plans.js';
+import type { BillingCycle } from '../../rules/pricing.js';
 import type { Clock } from '../../clock.js';
 import type { BillingRecord, Invoice } from '../../store/metering.js';
 import type { Account, Store } from '../../store/types.js';

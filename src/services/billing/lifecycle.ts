@@ -1,7 +1,7 @@
 // Cancellation, restoration, reactivation and termination of a billed account. A cancelled
 // account stays active to the end of its period, then read-only (and restorable) for a while;
 // restoring it starts a fresh period, so read-only time is never charged.
-import { periodEndFrom } from '../../chart/pricing.js';
+import { periodEndFrom } from '../../rules/pricing.js';
 import { invalidInput } from '../../errors.js';
 import type { BillingRecord } from '../../store/metering.js';
 import type { Account } from '../../store/types.js';

@@ -1,6 +1,6 @@
 // An account's monthly allowance and rate limits: its plan's, or an enterprise account's custom ones.
-import { PLANS } from '../../chart/plans.js';
-import type { RateLimits } from '../../chart/rateLimit.js';
+import { PLANS } from '../../rules/plans.js';
+import type { RateLimits } from '../../rules/rateLimit.js';
 import type { BillingRecord } from '../../store/metering.js';
 import type { Account } from '../../store/types.js';
 

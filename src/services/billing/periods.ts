@@ -4,8 +4,8 @@
 // An account is billed in arrears: a closed period's invoice carries the fee of the plan the
 // period started on, the proration lines of upgrades made during it, and its overage. Only
 // active accounts accrue periods.
-import { PLANS } from '../../chart/plans.js';
-import { DAY_MS, monthlyCharts, overagePence, periodAt, periodEndFrom, planFeePence, volumeDiscount } from '../../chart/pricing.js';
+import { PLANS } from '../../rules/plans.js';
+import { DAY_MS, monthlyCharts, overagePence, periodAt, periodEndFrom, planFeePence, volumeDiscount } from '../../rules/pricing.js';
 import { invalidInput } from '../../errors.js';
 import type { BillingRecord, Invoice, InvoiceLine } from '../../store/metering.js';
 import type { Account } from '../../store/types.js';

@@ -1,8 +1,8 @@
 // Plan and cycle changes. Upgrades take effect at once (limits, and a proration line for the
 // remaining days); downgrades lower the limits at once but the lower fee starts with the next
 // period; a cycle change starts with the next period.
-import type { PlanName } from '../../chart/plans.js';
-import { isUpgrade, planFeePence, prorationPence, type BillingCycle } from '../../chart/pricing.js';
+import type { PlanName } from '../../rules/plans.js';
+import { isUpgrade, planFeePence, prorationPence, type BillingCycle } from '../../rules/pricing.js';
 import { invalidInput } from '../../errors.js';
 import { gbp } from '../invoiceHtml.js';
 import { isoDay, planLabel } from './format.js';

@@ -2,7 +2,7 @@
 // account's billing record (created with its first period when missing).
 import type { Clock } from '../../clock.js';
 import { invalidInput } from '../../errors.js';
-import { periodEndFrom } from '../../chart/pricing.js';
+import { periodEndFrom } from '../../rules/pricing.js';
 import type { BillingRecord } from '../../store/metering.js';
 import type { Account, Store } from '../../store/types.js';
 

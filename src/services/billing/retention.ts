@@ -1,8 +1,8 @@
 // Data retention, run by the scheduler: analytics older than each account's window (its plan's
 // now, so a plan change moves the window from that moment) and billing records older than seven
 // years are deleted in bounded batches, yielding between batches so other work interleaves.
-import { PLANS, type PlanName } from '../../chart/plans.js';
-import { analyticsCutoff, analyticsRetentionDays, billingCutoff } from '../../chart/retention.js';
+import { PLANS, type PlanName } from '../../rules/plans.js';
+import { analyticsCutoff, analyticsRetentionDays, billingCutoff } from '../../rules/retention.js';
 import type { BillingContext } from './records.js';
 
 /** Rows deleted per statement: small enough that no batch holds the database for long. */

@@ -1,5 +1,5 @@
 // Per-account billing settings set by the operator: the usage webhook and enterprise custom limits.
-import { MAX_RETENTION_DAYS } from '../../chart/retention.js';
+import { MAX_RETENTION_DAYS } from '../../rules/retention.js';
 import { invalidInput } from '../../errors.js';
 import type { BillingRecord } from '../../store/metering.js';
 import { checkTargetUrl, RefusedTarget } from '../outboundHttp.js';

@@ -1,6 +1,6 @@
 // What the account endpoints answer: the billing summary and the invoice list, shaped for JSON.
-import type { PlanName } from '../../chart/plans.js';
-import { UNLIMITED, type BillingCycle } from '../../chart/pricing.js';
+import type { PlanName } from '../../rules/plans.js';
+import { UNLIMITED, type BillingCycle } from '../../rules/pricing.js';
 import { notFound } from '../../errors.js';
 import type { Invoice } from '../../store/metering.js';
 import type { Account } from '../../store/types.js';

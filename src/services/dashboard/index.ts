@@ -1,8 +1,8 @@
 // The dashboard's use cases: what each page shows and what its forms do, through the same
 // account, key, usage, billing and outbox code as the CLI and the JSON endpoints.
-import { PLANS, parsePlanName, type Plan, type PlanName } from '../../chart/plans.js';
+import { PLANS, parsePlanName, type Plan, type PlanName } from '../../rules/plans.js';
 import { checkDimensions, checkFormat, parseChartConfig } from '../../chart/request.js';
-import { emailProblem } from '../../chart/email.js';
+import { emailProblem } from '../../rules/email.js';
 import { forbidden, invalidInput, notFound, rateLimitExceeded } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import type { BillingRecord } from '../../store/metering.js';
@@ -12,12 +12,12 @@ import type { AccountService } from '../accounts.js';
 import type { BillingInfo, BillingService, InvoiceSummary } from '../billing/index.js';
 import { DUNNING } from '../billing/dunning.js';
 import { CANCELLED_READ_ONLY_DAYS } from '../billing/periods.js';
-import type { BillingCycle } from '../../chart/pricing.js';
+import type { BillingCycle } from '../../rules/pricing.js';
 import { signingSecretFor } from '../credentials.js';
 import { MAX_SIGNED_LIFETIME_S, signQuery } from '../signing.js';
 import type { UsageAnalytics, UsageService } from '../usage.js';
 import { TEST_EVENT_SUBJECT } from '../outbox.js';
-import type { RateLimits } from '../../chart/rateLimit.js';
+import type { RateLimits } from '../../rules/rateLimit.js';
 import { UsageChart, type UsageChartImage } from './usageChart.js';
 
 export type AccountState =

@@ -2,8 +2,8 @@
 // becomes a new dashboard session (a random cookie token, stored as its hash, with a CSRF token);
 // failed attempts are limited per client address.
 import { randomBytes } from 'node:crypto';
-import { clientKey } from '../../chart/clientAddress.js';
-import type { RateLimits } from '../../chart/rateLimit.js';
+import { clientKey } from '../../rules/clientAddress.js';
+import type { RateLimits } from '../../rules/rateLimit.js';
 import type { Clock } from '../../clock.js';
 import { invalidInput, invalidSession, rateLimitExceeded } from '../../errors.js';
 import type { Account, Store } from '../../store/types.js';

@@ -2,7 +2,7 @@
 // read, then written only if unchanged since (compare-and-set), so instances cannot both take
 // the last token: the one whose write finds the row changed reads it again. Two round trips
 // where a locking transaction took four.
-import { rateStep, type RateLimits, type RateState } from '../../chart/rateLimit.js';
+import { rateStep, type RateLimits, type RateState } from '../../rules/rateLimit.js';
 import type { RateLimitStore } from '../metering.js';
 import { prepared, type PgDb, type Sql } from './db.js';
 

@@ -1,6 +1,6 @@
 // Account rate limits in Redis: rateStep's token bucket and hour window as one Lua script, so
 // every instance takes from the same bucket. Redis away: the store's windows answer instead.
-import type { RateDecision } from '../../chart/rateLimit.js';
+import type { RateDecision } from '../../rules/rateLimit.js';
 import type { RateLimitStore } from '../metering.js';
 import type { RedisLink } from './client.js';
 

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 // JavaScript arithmetic the scripts mirror.
 const FMT = `local function f(x) return string.format('%.17g', x) end\n`;
 
-/** rateStep of src/chart/rateLimit.ts, line for line. KEYS: state. ARGV: perMinute, perHour, burst, now, take(1|0). */
+/** rateStep of src/rules/rateLimit.ts, line for line. KEYS: state. ARGV: perMinute, perHour, burst, now, take(1|0). */
 const RATE_STEP = `${FMT}
 local HOUR, MINUTE = 3600000, 60000
 local perMinute, perHour, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])

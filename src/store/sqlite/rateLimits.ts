@@ -1,6 +1,6 @@
 // SQLite rate-limit windows per account: the token bucket and the hour window of rateStep, read
 // and written in one IMMEDIATE transaction so concurrent processes cannot both take the last token.
-import { rateStep, type RateState } from '../../chart/rateLimit.js';
+import { rateStep, type RateState } from '../../rules/rateLimit.js';
 import type { RateLimitStore } from '../metering.js';
 import type { DB } from './db.js';
 
