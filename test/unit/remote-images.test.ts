@@ -9,7 +9,7 @@ import { PNG } from 'pngjs';
 import { RemoteImages } from '../../src/services/remoteImages.js';
 import { checkConfigTextSources, checkNotImageCharts, remoteContentOf } from '../../src/chart/remoteContent.js';
 import { quickChartRequest } from '../../src/chart/quickchart.js';
-import { PLANS } from '../../src/chart/plans.js';
+import { PLANS } from '../../src/rules/plans.js';
 import { loadConfig } from '../../src/config.js';
 
 function redPng(side: number, noisy = false): Buffer {
