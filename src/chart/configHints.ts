@@ -36,3 +36,12 @@ export function noDataHint(config: Record<string, unknown>): string | null {
   });
   return hasData ? null : 'no data in any dataset: only the axes, grids, titles and legend are drawn, as Chart.js draws them';
 }
+
+/**
+ * date-fns refusing a moment token ("Use `yyyy` instead of `YYYY`..."): which adapter reads
+ * which tokens, as a suffix for the error detail; '' for any other message.
+ */
+export function dateAdapterHint(pageMessage: string): string {
+  if (!/Use `[^`]+` instead of `[^`]+`/.test(pageMessage)) return '';
+  return ' (date-fns adapter: write yyyy, dd; moment formats like YYYY are drawn with moment on Chart.js 4 and 2)';
+}

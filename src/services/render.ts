@@ -8,6 +8,7 @@ import { PAGE_BUDGETS, type CallerClass, type RenderDeadlines } from '../render/
 import type { Format } from '../rules/plans.js';
 import { Flights } from './flights.js';
 import { mayRunCallerCode } from '../chart/callerCode.js';
+import { dateAdapterHint } from '../chart/configHints.js';
 
 export interface RenderedImage {
   body: Buffer;
@@ -193,7 +194,7 @@ function toAppError(err: RenderError, req: RenderRequest, caller: CallerClass): 
   switch (err.kind) {
     case 'config':
       // Chart.js refused the config (unknown type, bad scale...): a client mistake.
-      return invalidInput(`chart config could not be rendered: ${err.message}`);
+      return invalidInput(`chart config could not be rendered: ${err.message}${dateAdapterHint(err.message)}`);
     case 'budget':
       // the page's message names the budget ("budget: scale "x" would build more than N ticks")
       return caller === 'anonymous' ? invalidConfig(err.message) : invalidInput(`chart config could not be rendered: ${err.message}`);

@@ -107,6 +107,28 @@ describe('error details say how to fix the request', function () {
     expect(await usageCount()).to.equal(before + 3);
   });
 
+  it('a moment format on the Chart.js 3 page (date-fns) is told which adapter reads which tokens', async () => {
+    const config = {
+      type: 'line',
+      data: { datasets: [{ label: 'x', data: [{ x: '2020', y: 1 }, { x: '2021', y: 2 }] }] },
+      options: { scales: { x: { type: 'time', time: { parser: 'YYYY', unit: 'year' } } } },
+    };
+    const res = await fetch(`${s.url}/chart`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...apiKey(api.key!) },
+      body: JSON.stringify({ chart: config, version: '3', width: 200, height: 100 }),
+    });
+    expect(res.status).to.equal(400);
+    expect(res.headers.get('x-quickchart-error')).to.match(/Use `yyyy` instead of `YYYY`.*\(date-fns adapter: write yyyy, dd; moment formats like YYYY are drawn with moment on Chart\.js 4 and 2\)$/);
+    // the same config on Chart.js 4 is drawn with moment (decision 26)
+    const v4 = await fetch(`${s.url}/chart`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...apiKey(api.key!) },
+      body: JSON.stringify({ chart: config, version: '4', width: 200, height: 100 }),
+    });
+    expect(v4.status).to.equal(200);
+  });
+
   async function usageCount(): Promise<number> {
     const res = await fetch(`${s.url}/usage/analytics`, { headers: { authorization: `Bearer ${session}` } });
     expect(res.status).to.equal(200);
