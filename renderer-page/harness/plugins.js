@@ -54,7 +54,10 @@ function watermarkPlugin(text) {
           if (!shown || this.height <= 0) return;
           var ctx = chart.ctx;
           ctx.save();
-          ctx.setTransform(1, 0, 0, 1, 0, 0);
+          // whatever transform the chart (or caller code) left, in CSS pixels at the chart's
+          // device pixel ratio: an identity here drew it mid-image at ratio 2
+          var ratio = chart.currentDevicePixelRatio || 1;
+          ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
           ctx.globalAlpha = 1;
           ctx.globalCompositeOperation = 'source-over';
           ctx.font = WATERMARK_FONT;

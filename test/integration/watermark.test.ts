@@ -73,6 +73,26 @@ describe('watermark: legible, in space of its own', function () {
     }
   }
 
+  it('at devicePixelRatio 2: the same place, twice the pixels (bottom-right of the strip, nothing above it)', async () => {
+    const at2 = async (watermark: string) => {
+      const res = await s.deps.pool.render({ config: CHART, width: W, height: H, devicePixelRatio: 2, format: 'png', backgroundColor: 'white', allowFunctions: false, watermark });
+      return decodePng(Buffer.from(res.data, 'base64'));
+    };
+    const blank = await at2('         ');
+    const marked = await at2('chartshot');
+    expect([marked.width, marked.height]).to.deep.equal([2 * W, 2 * H]);
+    let inside = 0;
+    for (let y = 0; y < 2 * H; y++) {
+      for (let x = 0; x < 2 * W; x++) {
+        const i = (y * 2 * W + x) * 4;
+        if (marked.data[i] === blank.data[i] && marked.data[i + 1] === blank.data[i + 1] && marked.data[i + 2] === blank.data[i + 2]) continue;
+        expect(y >= 2 * (H - STRIP) && x >= 2 * (W - 80), `watermark pixel at (${x}, ${y}) outside the bottom-right of the strip`).to.equal(true);
+        inside++;
+      }
+    }
+    expect(inside, 'watermark pixels drawn').to.be.at.least(4 * 80);
+  });
+
   it('the open endpoint with bkg=#808080: clearly visible, bottom-right', async () => {
     const q = new URLSearchParams({ c: JSON.stringify(CHART), w: String(W), h: String(H), bkg: '#808080' });
     const res = await fetch(`${s.url}/v1/open/chart?${q}`);
