@@ -126,9 +126,14 @@ describe('MCP over stdio (chartshot mcp)', function () {
   it('validate_config: the request as it would be drawn, or the error a render would give, without drawing', async () => {
     const ok = jsonOf(await call(client, 'validate_config', { chart: JSON.stringify(BAR), width: 300, height: 200, version: 3 }));
     expect(ok).to.deep.include({ valid: true, width: 300, height: 200, format: 'png', chartjs: 3, devicePixelRatio: 1 });
+    // no datasets: drawn as Chart.js draws it (axes, legend; decision 26), so valid
     const bare = await call(client, 'validate_config', { chart: { type: 'line', data: { datasets: [] } }, width: 300, height: 200 });
     expect(bare.isError ?? false).to.equal(false);
-    expect(jsonOf(bare)).to.deep.include({ valid: false, error: 'invalid_input' });
+    expect(jsonOf(bare)).to.deep.include({ valid: true });
+    // Chart.js 2 syntax on Chart.js 4: the 400 a render would give
+    const v2 = await call(client, 'validate_config', { chart: { type: 'horizontalBar', data: { labels: ['a'], datasets: [{ data: [1] }] } }, width: 300, height: 200 });
+    expect(v2.isError ?? false).to.equal(false);
+    expect(jsonOf(v2)).to.deep.include({ valid: false, error: 'invalid_input' });
     const big = jsonOf(await call(client, 'validate_config', { chart: BAR, width: 8000, height: 8001 }));
     expect(big).to.deep.include({ valid: false, error: 'invalid_dimensions' });
   });
