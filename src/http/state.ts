@@ -4,6 +4,7 @@
 // pending rate decision: router.ts); these are the ones that must outlive a single call.
 import type { Account } from '../store/types.js';
 import type { AuthContext } from '../services/accounts.js';
+import type { SignedIn } from '../services/dashboard/sessions.js';
 import { unauthorized } from '../errors.js';
 
 export interface State {
@@ -19,6 +20,8 @@ export interface State {
   account?: Account;
   /** rateLimit(): the request reached the account's rate limit, whatever it answered (request analytics). */
   rateLimited?: boolean;
+  /** dashboardSessionAuth(): the dashboard session the visitor's cookie names. */
+  signedIn?: SignedIn;
   /** The dashboard page's CSP nonce. */
   nonce?: string;
   /** body.ts: the JSON text of the body's chart (or, without one, c) object exactly as sent; the

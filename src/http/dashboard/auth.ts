@@ -5,6 +5,8 @@ import type { Middleware } from 'koa';
 import type { DashboardSessions, SignedIn } from '../../services/dashboard/sessions.js';
 import { forbiddenPage, redirect } from './pageTools.js';
 import { clearCookie, readCookie, SESSION_COOKIE } from './request.js';
+import type { State } from '../state.js';
+import { unauthorized } from '../../errors.js';
 
 export function dashboardSessionAuth(sessions: Pick<DashboardSessions, 'resolve'>): Middleware {
   return async (ctx, next) => {
@@ -19,5 +21,8 @@ export function dashboardSessionAuth(sessions: Pick<DashboardSessions, 'resolve'
   };
 }
 
-/** The session the guard found. */
-export const signedInOf = (ctx: { state: Record<string, unknown> }): SignedIn => ctx.state.signedIn as SignedIn;
+/** The session the guard found (on a route behind auth: 'dashboardSession'). */
+export function signedInOf(ctx: { state: State }): SignedIn {
+  if (!ctx.state.signedIn) throw unauthorized();
+  return ctx.state.signedIn;
+}
