@@ -13,7 +13,7 @@ import { requestMetrics, type RequestObserver } from './http/requestMetrics.js';
 import { timing } from './http/timing.js';
 import { noRoute } from './http/noRoute.js';
 import { requestAnalytics } from './http/requestAnalytics.js';
-import { provideBodyLimits } from './http/body.js';
+import { BodyReader } from './http/body.js';
 import { BodyBudget } from './http/bodyBudget.js';
 import { lingerUnreadBody } from './http/linger.js';
 import { queryParser } from './http/query.js';
@@ -54,7 +54,7 @@ export type AppDeps = ChartRouteDeps &
   AccountRouteDeps &
   Omit<QuickChartRouteDeps, 'config'> &
   ErrorImageDeps &
-  DashboardRouteDeps &
+  Omit<DashboardRouteDeps, 'bodies'> &
   GalleryRouteDeps & {
     config: Config;
     log: Logger;
@@ -77,7 +77,7 @@ interface ErrorImageDeps {
 }
 
 /** Every route, in registration order; /openapi.json documents them all but the dashboard's pages. */
-export function routeTable(deps: AppDeps): RouteEntry[] {
+export function routeTable(deps: AppDeps, bodies: BodyReader = bodyReaderOf(deps)): RouteEntry[] {
   const account = accountRoutes(deps);
   const before = [
     ...homeRoutes({ status: deps.status, publicBaseUrl: deps.config.publicBaseUrl }),
@@ -91,7 +91,7 @@ export function routeTable(deps: AppDeps): RouteEntry[] {
     ...quickChartRoutes(deps),
     ...mcpRoutes(deps),
   ];
-  return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account, ...dashboardRoutes(deps)];
+  return [...before, ...docsRoutes({ publicBaseUrl: deps.config.publicBaseUrl }, [...before, ...account]), ...account, ...dashboardRoutes({ ...deps, bodies })];
 }
 
 /** After a key authenticated, notes its use (never waits for the store). */
@@ -105,24 +105,30 @@ function noteKeyUse(auth: Middleware, keyUse: AppDeps['keyUse']): Middleware {
     });
 }
 
-export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.config.trustProxy, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: 1 });
-  app.silent = true; // errors are logged by the error mapper, once
-  provideBodyLimits(app, {
+/** The process's body reader, with its limits from the config (one per app). */
+function bodyReaderOf(deps: AppDeps): BodyReader {
+  return new BodyReader({
     maxBytes: deps.config.maxBodyBytes,
     readTimeoutMs: deps.config.bodyReadTimeoutMs,
     budget: deps.bodyBudget ?? new BodyBudget(deps.config.maxBodyBytesInFlight),
   });
-  const table = routeTable(deps);
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.trustProxy, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: 1 });
+  app.silent = true; // errors are logged by the error mapper, once
+  const bodies = bodyReaderOf(deps);
+  const table = routeTable(deps, bodies);
   const router = buildRouter(table, tracedGuards({
     page: openPage,
+    body: bodies,
     auth: {
       apiKey: noteKeyUse(apiKeyAuth(deps.accounts), deps.keyUse),
       apiKeyOrSigned: noteKeyUse(apiKeyAuth(deps.accounts, { allowSigned: true, clock: deps.clock }), deps.keyUse),
       session: sessionAuth(deps.accounts),
       metricsToken: metricsTokenAuth(deps.config.metricsToken),
-      quickchartKey: quickChartAuth(deps, false),
-      quickchartKeyOptional: quickChartAuth(deps, true),
+      quickchartKey: quickChartAuth(deps, bodies, false),
+      quickchartKeyOptional: quickChartAuth(deps, bodies, true),
       dashboardSession: dashboardSessionAuth(deps.dashboardSessions),
     },
     rateLimit: { generation: rateLimit(deps), render: rateLimit(deps, { decideWhileRendering: true }), request: rateLimit(deps, { generation: false }) },

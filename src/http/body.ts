@@ -2,7 +2,6 @@
 // the rate limit (the router puts the reader after them), each with its route's byte limit, a
 // deadline for the whole body and a place in the process's budget of bytes in flight; then
 // parsed as JSON, with a depth limit checked before anything is parsed.
-import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
 import { invalidInput, serviceUnavailable, type AppError } from '../errors.js';
 import { MAX_JSON_DEPTH, scanJson, utf8, type JsonScan } from '../chart/jsonDepth.js';
@@ -29,33 +28,43 @@ export interface BodyLimits {
   budget: BodyBudget;
 }
 
-/** Makes the limits known to every request context of `app` (createApp does it once). */
-export function provideBodyLimits(app: Koa, limits: BodyLimits): void {
-  Object.assign(app.context, { bodyLimits: limits });
+/**
+ * The process's body reader: its limits (MAX_BODY_BYTES, BODY_READ_TIMEOUT_MS, the budget of
+ * bytes in flight) travel with it, a value createApp makes once and hands to the router, the
+ * QuickChart caller step and the dashboard's forms.
+ */
+export class BodyReader {
+  constructor(readonly limits: BodyLimits) {}
+
+  /** The byte limit of a class of caller. */
+  limit(cls: BodyClass): number {
+    return cls === 'anonymous' ? Math.min(ANONYMOUS_BODY_BYTES, this.limits.maxBytes) : this.limits.maxBytes;
+  }
+
+  /** The body's bytes, at most maxBytes, under the process's deadline and budget (readBody). */
+  read(ctx: Context, maxBytes: number): Promise<Buffer> {
+    return readBody(ctx, maxBytes, this.limits);
+  }
+
+  /** Reads and parses the JSON body (at most maxBytes) into ctx.request.body (readJsonBody). */
+  readJson(ctx: Context, maxBytes: number): Promise<void> {
+    return readJsonBody(ctx, maxBytes, this.limits);
+  }
+
+  /** The route's body reader: reads and parses the JSON body with the class's limit, then the rest of the chain. */
+  json(cls: BodyClass): Middleware {
+    const maxBytes = this.limit(cls);
+    return async (ctx, next) => {
+      await this.readJson(ctx, maxBytes);
+      await next();
+    };
+  }
 }
 
-function limitsOf(ctx: Context): BodyLimits | undefined {
-  return (ctx as unknown as { bodyLimits?: BodyLimits }).bodyLimits;
-}
-
-/** The byte limit of a class of caller on this app. */
-export function bodyLimit(ctx: Context, cls: BodyClass): number {
-  const max = limitsOf(ctx)?.maxBytes ?? Number.MAX_SAFE_INTEGER;
-  return cls === 'anonymous' ? Math.min(ANONYMOUS_BODY_BYTES, max) : max;
-}
-
-/** The route's body reader: reads and parses the JSON body with the class's limit, then the rest of the chain. */
-export function jsonBody(cls: BodyClass): Middleware {
-  return async (ctx, next) => {
-    await readJsonBody(ctx, bodyLimit(ctx, cls));
-    await next();
-  };
-}
-
-/** Reads the body (at most maxBytes) and sets ctx.request.body (see setJsonBody). */
-export async function readJsonBody(ctx: Context, maxBytes: number): Promise<void> {
+/** Reads the body (at most maxBytes; under `limits` when given) and sets ctx.request.body (see setJsonBody). */
+export async function readJsonBody(ctx: Context, maxBytes: number, limits?: BodyLimits): Promise<void> {
   if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return;
-  setJsonBody(ctx, await readBody(ctx, maxBytes));
+  setJsonBody(ctx, await readBody(ctx, maxBytes, limits));
 }
 
 /**
@@ -118,12 +127,11 @@ function configText(body: unknown, bytes: Buffer, scan: JsonScan): string | unde
  * iterator's promise per chunk cost about a tenth of a millisecond even for a one-chunk body.
  * One chunk is used as it is, without a copy.
  */
-export function readBody(ctx: Context, maxBytes: number): Promise<Buffer> {
+function readBody(ctx: Context, maxBytes: number, limits: BodyLimits | undefined): Promise<Buffer> {
   const req = ctx.req;
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > maxBytes) return Promise.reject(tooLarge(ctx, maxBytes));
-  const limits = limitsOf(ctx);
   const budget = limits?.budget;
   let reserved = 0;
   if (budget && declared > 0) {

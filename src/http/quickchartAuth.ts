@@ -7,7 +7,7 @@ import { checkRequestTarget } from '../chart/open.js';
 import { invalidInput, unauthorized } from '../errors.js';
 import type { AccountService } from '../services/accounts.js';
 import type { UsageService } from '../services/usage.js';
-import { bodyLimit, readBody, readJsonBody, setJsonBody } from './body.js';
+import { setJsonBody, type BodyReader } from './body.js';
 import { keyInJsonText } from './bodyKey.js';
 import { rateLimit } from './rateLimit.js';
 
@@ -27,7 +27,7 @@ const KEY_REQUIRED = 'an API key is required: the key or api_key parameter, or t
  * small (ANONYMOUS_BODY_BYTES) or its text carries a key that authenticates: a large body
  * without a valid key is refused (401, or 400 when keyless use is allowed) without parsing it.
  */
-export function quickChartAuth(d: QuickChartAuthDeps, anonymousAllowed: boolean): Middleware {
+export function quickChartAuth(d: QuickChartAuthDeps, bodies: BodyReader, anonymousAllowed: boolean): Middleware {
   const limit = rateLimit(d);
   return async (ctx, next) => {
     const outside = str(ctx.get('x-api-key')) ?? str(ctx.query.key) ?? str(ctx.query.api_key);
@@ -35,14 +35,14 @@ export function quickChartAuth(d: QuickChartAuthDeps, anonymousAllowed: boolean)
     if (outside !== undefined) {
       ctx.state.auth = await d.accounts.authenticateKey(outside);
       return limit(ctx, async () => {
-        if (post) await readJsonBody(ctx, bodyLimit(ctx, 'authenticated'));
+        if (post) await bodies.readJson(ctx, bodies.limit('authenticated'));
         await next();
       });
     }
     let sniffed: string | undefined;
     if (post) {
-      const bytes = await readBody(ctx, bodyLimit(ctx, 'authenticated'));
-      const small = bodyLimit(ctx, 'anonymous');
+      const bytes = await bodies.read(ctx, bodies.limit('authenticated'));
+      const small = bodies.limit('anonymous');
       if (bytes.length > small) {
         sniffed = keyInJsonText(bytes);
         if (sniffed === undefined) {

@@ -6,7 +6,7 @@ import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { authReadsBody, isAsset, type ErrorFormat, type RouteAuth, type RouteDescriptor, type RouteEntry, type RouteRateLimit, type StaticAsset } from './route.js';
 import { inputReader } from './validate.js';
-import { jsonBody } from './body.js';
+import type { BodyReader } from './body.js';
 import type { RateLimitStep } from './rateLimit.js';
 import type { State } from './state.js';
 
@@ -15,6 +15,8 @@ export interface Guards {
   rateLimit: Record<RouteRateLimit, RateLimitStep>;
   /** First on every page route, before its auth (the page's nonce and headers); none when absent. */
   page?: Middleware;
+  /** Reads a route's JSON body after its auth and rate limit, with the process's body limits. */
+  body: Pick<BodyReader, 'json'>;
 }
 
 export function buildRouter(entries: readonly RouteEntry[], guards: Guards): Router {
@@ -29,7 +31,7 @@ export function buildRouter(entries: readonly RouteEntry[], guards: Guards): Rou
     if (e.page && guards.page) chain.push(guards.page);
     if (e.auth !== 'none') chain.push(guards.auth[e.auth]);
     // a route whose caller may be anyone reads at most ANONYMOUS_BODY_BYTES; one behind a key, MAX_BODY_BYTES
-    const body = e.input?.in === 'body' && !authReadsBody(e.auth) ? jsonBody(e.auth === 'none' ? 'anonymous' : 'authenticated') : undefined;
+    const body = e.input?.in === 'body' && !authReadsBody(e.auth) ? guards.body.json(e.auth === 'none' ? 'anonymous' : 'authenticated') : undefined;
     const { precheck } = e;
     const read = e.input ? inputReader(e.input) : undefined;
     // body -> precheck -> input -> handler, the rate decision still pending (if any) in hand: a

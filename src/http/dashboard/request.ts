@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { invalidInput } from '../../errors.js';
-import { readBody, tooLarge } from '../body.js';
+import { tooLarge, type BodyReader } from '../body.js';
 
 export const SESSION_COOKIE = 'chartshot_dashboard';
 export const LOGIN_CSRF_COOKIE = 'chartshot_login';
@@ -44,12 +44,12 @@ export function clearCookie(ctx: Context, name: string, path = '/'): void {
 }
 
 /** application/x-www-form-urlencoded, at most MAX_FORM_BYTES; anything else is refused. */
-export async function readForm(ctx: Context): Promise<URLSearchParams> {
+export async function readForm(ctx: Context, bodies: Pick<BodyReader, 'read'>): Promise<URLSearchParams> {
   const type = ctx.get('content-type');
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw invalidInput('send the form as application/x-www-form-urlencoded');
   // the JSON API's reader: an oversized body (declared or chunked) is a 400 with Connection: close, not read on
   if (Number(ctx.get('content-length') || 0) > MAX_FORM_BYTES) throw tooLarge(ctx, MAX_FORM_BYTES);
-  return new URLSearchParams((await readBody(ctx, MAX_FORM_BYTES)).toString('utf8'));
+  return new URLSearchParams((await bodies.read(ctx, MAX_FORM_BYTES)).toString('utf8'));
 }
 
 export const newNonce = (): string => randomBytes(16).toString('base64');

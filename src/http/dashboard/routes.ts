@@ -2,6 +2,7 @@
 // route descriptor (page: not in /openapi.json) on the one router. Signed in = a cookie naming a
 // dashboard session (RouteAuth 'dashboardSession', auth.ts); every POST carries the session's
 // CSRF token (the login form: a cookie-bound one). Pages call the dashboard service only.
+import type { BodyReader } from '../body.js';
 import type { Context } from 'koa';
 import { AppError, notFound } from '../../errors.js';
 import { PLANS } from '../../rules/plans.js';
@@ -32,6 +33,8 @@ export interface DashboardRouteDeps {
   billing: Pick<BillingService, 'invoicePdf'>;
   clock: Clock;
   config: { publicBaseUrl: string };
+  /** The process's body reader (its deadline and budget of bytes in flight) for the forms. */
+  bodies: Pick<BodyReader, 'read'>;
 }
 
 type Notice = PageContext['notice'];
@@ -187,7 +190,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteDescriptor[] {
       send(ctx, 200, loginPage(pc(ctx, null, loginCsrf(ctx)), google !== null));
     }),
     page('POST', '/login', 'none', async (ctx) => {
-      const form = await readForm(ctx);
+      const form = await readForm(ctx, deps.bodies);
       const expected = readCookie(ctx, LOGIN_CSRF_COOKIE);
       if (!expected || !csrfMatches(expected, form.get('_csrf'))) return forbiddenPage(ctx, null, loginCsrf(ctx));
       try {
@@ -211,7 +214,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteDescriptor[] {
     }),
     page('POST', '/logout', 'none', async (ctx) => {
       const s = await signedIn(ctx);
-      const form = await readForm(ctx);
+      const form = await readForm(ctx, deps.bodies);
       if (s && !csrfMatches(s.csrf, form.get('_csrf'))) return forbiddenPage(ctx, s, s.csrf);
       if (s && form.get('everywhere') === '1') await sessions.signOutEverywhere(s.account.id);
       else await sessions.signOut(readCookie(ctx, SESSION_COOKIE));
@@ -245,7 +248,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): RouteDescriptor[] {
     ...Object.entries(actions).map(([path, action]) =>
       page('POST', path, 'dashboardSession', async (ctx) => {
         const s = signedInOf(ctx);
-        const form = await readForm(ctx);
+        const form = await readForm(ctx, deps.bodies);
         if (!csrfMatches(s.csrf, form.get('_csrf'))) return forbiddenPage(ctx, s, s.csrf);
         try {
           const r = await action.run(ctx, s, form);
