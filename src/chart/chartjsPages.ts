@@ -75,3 +75,20 @@ export const CHARTJS_PAGES: readonly ChartjsPage[] = [
     ],
   },
 ];
+
+/** The type names one Chart.js version's configs may give: `chart` at the top level (the page's
+ *  types and QuickChart's aliases), `dataset` in each dataset (the page's types). */
+export interface VersionTypes {
+  readonly chart: ReadonlySet<string>;
+  readonly dataset: ReadonlySet<string>;
+}
+
+const TYPES_BY_MAJOR: ReadonlyMap<number, VersionTypes> = new Map(
+  CHARTJS_PAGES.map((p) => [p.major, Object.freeze({ chart: new Set([...p.types, ...Object.keys(p.aliases ?? {})]), dataset: new Set(p.types) })]),
+);
+
+/** What a config for Chart.js `major` may name as its type: the list its page draws (this file is
+ *  the one place that says so: the open gate, list_chart_types and the gallery read it). */
+export function typesOf(major: 2 | 3 | 4): VersionTypes {
+  return TYPES_BY_MAJOR.get(major)!;
+}

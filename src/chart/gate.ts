@@ -3,9 +3,10 @@
 
 import { findCode } from './jsTokens.js';
 import { parsedCodeKind, type ParseBudget } from './jsParse.js';
-import { CHART_TYPES } from './request.js';
+import { typesOf, type VersionTypes } from './chartjsPages.js';
 
-const TYPE_SET: ReadonlySet<string> = new Set(CHART_TYPES);
+/** The open endpoint draws with Chart.js 4; keyless QuickChart routes pass their version's list. */
+const V4_TYPES: VersionTypes = typesOf(4);
 const MAX_DEPTH = 32;
 const MAX_NODES = 100_000;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -15,7 +16,8 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export const MAX_PARSES_PER_CONFIG = 64;
 
 // What the gate refuses:
-// - Shape: a plain JSON object whose `type` (and every dataset `type`) is one of CHART_TYPES;
+// - Shape: a plain JSON object whose `type` (and every dataset `type`) is one the page of its
+//   Chart.js version draws (chartjsPages.ts: Chart.js 4's on the open endpoint);
 //   no top-level `plugins` key (it is the hook for arbitrary code in Chart.js); no
 //   `__proto__` / `constructor` / `prototype` key anywhere (prototype pollution); at most
 //   MAX_DEPTH levels and MAX_NODES values (the walk is bounded, so cycles and bombs end fast);
@@ -44,9 +46,9 @@ export const MAX_PARSES_PER_CONFIG = 64;
 //   value ("Revenue => profit", "x => 42") is prose. The token rules above stay for code inside
 //   prose, which does not parse as a whole ("Total: `${fetch('/x')}` items").
 /** Returns null when the config may be rendered on the open endpoint, else a short human-readable reason (used as the error detail of 400 invalid_config). Never throws, whatever the input. */
-export function findGateViolation(config: unknown): string | null {
+export function findGateViolation(config: unknown, types: VersionTypes = V4_TYPES): string | null {
   try {
-    return checkConfig(config);
+    return checkConfig(config, types);
   } catch {
     // a getter or proxy that throws: not parsed JSON, so refuse it
     return 'config could not be checked';
@@ -62,17 +64,17 @@ interface WalkState {
   readonly path: Array<string | number>;
 }
 
-function checkConfig(config: unknown): string | null {
+function checkConfig(config: unknown, types: VersionTypes): string | null {
   if (!isPlainObject(config)) return 'config must be a JSON object';
   if (Object.hasOwn(config, 'plugins')) return 'top-level plugins are not allowed';
   const type = config.type;
   // no top-level type: a mixed chart whose every dataset names its own (checkDatasetTypes)
   if (type !== undefined || !everyDatasetTyped(config)) {
     if (typeof type !== 'string') return 'config.type must be a string naming the chart type (or every dataset names its own)';
-    if (!TYPE_SET.has(type)) return `unsupported chart type ${quote(type)}`;
+    if (!types.chart.has(type)) return `unsupported chart type ${quote(type)}`;
   }
   const state: WalkState = { nodes: 0, budget: { parses: MAX_PARSES_PER_CONFIG }, path: [] };
-  return walk(config, 1, false, state) ?? checkDatasetTypes(config);
+  return walk(config, 1, false, state) ?? checkDatasetTypes(config, types.dataset);
 }
 
 function everyDatasetTyped(config: Record<string, unknown>): boolean {
@@ -80,7 +82,7 @@ function everyDatasetTyped(config: Record<string, unknown>): boolean {
   return Array.isArray(datasets) && datasets.length > 0 && datasets.every((ds: unknown) => isPlainObject(ds) && typeof ds.type === 'string');
 }
 
-function checkDatasetTypes(config: Record<string, unknown>): string | null {
+function checkDatasetTypes(config: Record<string, unknown>, known: ReadonlySet<string>): string | null {
   const data = config.data;
   const datasets = isPlainObject(data) ? data.datasets : undefined;
   if (!Array.isArray(datasets)) return null;
@@ -88,7 +90,7 @@ function checkDatasetTypes(config: Record<string, unknown>): string | null {
     const ds: unknown = datasets[i];
     if (!isPlainObject(ds) || ds.type === undefined) continue;
     if (typeof ds.type !== 'string') return `dataset type must be a string at config.data.datasets[${i}]`;
-    if (!TYPE_SET.has(ds.type)) return `unsupported dataset type ${quote(ds.type)} at config.data.datasets[${i}]`;
+    if (!known.has(ds.type)) return `unsupported dataset type ${quote(ds.type)} at config.data.datasets[${i}]`;
   }
   return null;
 }

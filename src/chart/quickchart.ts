@@ -1,7 +1,7 @@
 // QuickChart's request vocabulary made a RenderRequest's parts: aliases, Chart.js version, pixel
 // ratio, base64 configs, and config text (JSON, JSON5-style data, or JavaScript). Pure, no I/O.
 import JSON5 from 'json5';
-import { checkNotImageCharts, withoutImageUrls } from './remoteContent.js';
+import { checkNotImageCharts, remoteContentOf, withoutImageUrls } from './remoteContent.js';
 import { absent, pickAlias } from './fieldAlias.js';
 import { chartRequired, configTooLarge, invalidDimensions, invalidInput } from '../errors.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
@@ -9,6 +9,7 @@ import type { Plan } from '../rules/plans.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
 import { OPEN_LIMITS } from './open.js';
+import { typesOf } from './chartjsPages.js';
 import { checkColor, checkDimensions, checkFormat, configJsonField, type ChartConfig, type RasterType, type RenderRequest } from './request.js';
 
 /** QuickChart's defaults on /chart: 500 x 300 CSS pixels drawn at ratio 2, Chart.js 2.9.4. */
@@ -266,10 +267,14 @@ export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller,
   const raw = decodeConfigText(pickAlias(fields, 'chart', 'c'), f.encoding);
   if (!caller.keyed) checkKeylessConfigSize(raw);
   const source = parseConfigSource(raw, caller.keyed, f.chart !== undefined ? 'chart' : 'c', known.parsed, known.bodyJson);
+  const chartjs = parseChartjsVersion(pickAlias(fields, 'version', 'v'), defaultVersion);
   if (source.config) {
     checkConfigShape(source.config);
     if (!caller.keyed) {
-      const reason = findGateViolation(withoutImageUrls(source.config)) ?? findCapViolation(source.config as Parameters<typeof findCapViolation>[0]);
+      // googleSheets, airtable, image point styles: the 400 that names the feature, as a key holder gets
+      remoteContentOf(source.config);
+      // the types of the page that draws it: Chart.js 2's gauge, 3's sankey, 4's matrix
+      const reason = findGateViolation(withoutImageUrls(source.config), typesOf(chartjs)) ?? findCapViolation(source.config as Parameters<typeof findCapViolation>[0]);
       if (reason) throw invalidInput(reason);
     }
   }
@@ -299,7 +304,7 @@ export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller,
     backgroundColor,
     allowFunctions: caller.keyed,
     watermark: caller.watermark,
-    chartjs: parseChartjsVersion(pickAlias(fields, 'version', 'v'), defaultVersion),
+    chartjs,
     devicePixelRatio: ratio,
   };
 }
