@@ -125,6 +125,15 @@ function prepare(cfg, req, ratio, images) {
   o.responsive = false;
   o.animation = false;
   o.devicePixelRatio = ratio;
+  // Chart.js skips a plugin whose options.plugins.<id> is false: the page's own (budgets, watermark,
+  // background) must not be turned off by a config, so their ids are left out of a plain copy
+  if (isObject(o.plugins)) {
+    var own = {};
+    Object.keys(o.plugins).forEach(function (id) {
+      if (id.indexOf('chartshot') !== 0) own[id] = o.plugins[id];
+    });
+    o.plugins = own;
+  }
   var plugins = Array.isArray(cfg.plugins) ? cfg.plugins.filter(isObject) : [];
   if (DataLabels && wantsDataLabels(cfg)) plugins.push(DataLabels);
   if (wants) {

@@ -3,10 +3,13 @@
 // drawn beside plain Chart.js on a plain <canvas> in the same Chromium, with only that plugin's
 // vendored build loaded: identical pixels. QuickChart's own behaviour (tickFormat, roundedBars,
 // the colorschemes order) is checked on what is drawn: tick labels against a reference whose
-// labels are written out here, pixel colours at known points. PNG_DIR keeps the images.
+// labels are written out here, pixel colours at known points. The third-party ones are drawn
+// through keyless GET /chart (QUICKCHART_ANONYMOUS): the open gate admits each version's types
+// (decision 28). PNG_DIR keeps the images.
 import { expect } from 'chai';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser } from '../../src/render/browser.js';
 import { loadConfig } from '../../src/config.js';
@@ -15,6 +18,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { decodePng } from '../helpers/images.js';
 import { PAGE_BUDGETS } from '../../src/render/budgets.js';
 import { renderStoppedBy } from '../../src/services/render.js';
+import { CHARTJS_PAGES } from '../../src/chart/chartjsPages.js';
 
 const vendor = (f: string) => readFileSync(join('renderer-page/vendor', f), 'utf8').replace(/<\/script/gi, '<\\/script');
 const OFF = { datalabels: { display: false } };
@@ -89,7 +93,7 @@ describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, finan
   const dumpDir = process.env.PNG_DIR;
 
   before(async () => {
-    s = await startTestServer({ poolSize: 1 });
+    s = await startTestServer({ poolSize: 1, quickchartAnonymous: true, openRendersPerHour: 1_000_000 });
     lb = await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent'));
     if (dumpDir) mkdirSync(dumpDir, { recursive: true });
   });
@@ -156,6 +160,15 @@ describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, finan
     return decodePng(body);
   }
 
+  /** Drawn through keyless GET /chart, as QuickChart's docs send it (c as JSON, v for the version). */
+  async function drawKeyless(name: string, v: 2 | 3, config: Record<string, unknown>, width: number, height: number) {
+    const res = await fetch(`${s.url}/chart?v=${v}&w=${width}&h=${height}&devicePixelRatio=1&bkg=white&c=${encodeURIComponent(JSON.stringify(config))}`);
+    expect(res.status, res.headers.get('x-quickchart-error') ?? '').to.equal(200);
+    const body = Buffer.from(await res.arrayBuffer());
+    if (dumpDir) writeFileSync(join(dumpDir, `${name.replace(/\W+/g, '-')}.png`), body);
+    return decodePng(body);
+  }
+
   function expectSame(ours: ReturnType<typeof decodePng>, ref: ReturnType<typeof decodePng>, minInk: number) {
     expect([ours.width, ours.height]).to.deep.equal([ref.width, ref.height]);
     let differing = 0;
@@ -174,8 +187,8 @@ describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, finan
   };
 
   for (const ex of ORACLE_EXAMPLES) {
-    it(`${ex.name}: identical pixels to plain Chart.js ${ex.v} with that build`, async () => {
-      const ours = await draw(ex.name, ex.v, ex.config, 400, 240);
+    it(`${ex.name}, keyless: identical pixels to plain Chart.js ${ex.v} with that build`, async () => {
+      const ours = await drawKeyless(ex.name, ex.v, ex.config, 400, 240);
       const refBuf = await reference(ex.v, ex.files, ex.config, 400, 240);
       if (dumpDir) writeFileSync(join(dumpDir, `${ex.name.replace(/\W+/g, '-')}.oracle.png`), refBuf);
       expectSame(ours, decodePng(refBuf), 2000);
@@ -272,5 +285,98 @@ describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, finan
     for (let i = 0; i < plain.data.length; i++) if (plain.data[i] !== withFormatter.data[i]) differing++;
     // the formatter ran: '50 mph' is drawn where '50' was
     expect(differing, 'bytes that differ').to.be.greaterThan(100);
+  });
+  it('each page registers exactly the chart types chartjsPages.ts lists, the list the keyless gate admits per version', async () => {
+    for (const [major, file] of [[2, 'harness2.html'], [3, 'harness3.html'], [4, 'harness.html']] as const) {
+      const page = await lb.browser.newPage();
+      try {
+        await page.goto(pathToFileURL(join('renderer-page', file)).href);
+        const registered = await page.evaluate(() => {
+          const C = (window as unknown as { Chart: { registry?: { controllers: { items: object } }; controllers: object } }).Chart;
+          return Object.keys(C.registry ? C.registry.controllers.items : C.controllers);
+        });
+        const listed = CHARTJS_PAGES.find((p) => p.major === major)!.types;
+        expect(registered, `Chart.js ${major}`).to.include.members([...listed]);
+        // chartjs-chart-graph also registers its old misspelling "dendogram" on 4: not offered
+        expect(registered.filter((t) => !listed.includes(t)), `Chart.js ${major}`).to.deep.equal(major === 4 ? ['dendogram'] : []);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
+  it('keyless v2/v3 charts over the open caps: 400 with X-quickchart-error and an error image, never a 500; the page draws on', async () => {
+    const get = (v: 2 | 3, config: Record<string, unknown>) => fetch(`${s.url}/chart?v=${v}&c=${encodeURIComponent(JSON.stringify(config))}`);
+    const many = Array.from({ length: 501 }, (_, i) => i);
+    const attacks: Array<[2 | 3, Record<string, unknown>, RegExp]> = [
+      [2, { type: 'gauge', data: { datasets: [{ value: 1, data: many }] } }, /501 data points; at most 500/],
+      [3, { type: 'funnel', data: { datasets: [{ data: many }] } }, /501 data points; at most 500/],
+      [2, { type: 'violin', data: { labels: ['a'], datasets: [{ data: [[1, 2, 3]] }] }, options: { elements: { violin: { points: 1e7 } } } }, /points is 10000000; the open endpoint allows 0\.\.1000/],
+    ];
+    for (const [v, config, reason] of attacks) {
+      const res = await get(v, config);
+      expect(res.status, String(config.type)).to.equal(400);
+      expect(res.headers.get('x-quickchart-error'), String(config.type)).to.match(reason);
+      expect(res.headers.get('content-type')).to.equal('image/png');
+      expect(decodePng(Buffer.from(await res.arrayBuffer())).width).to.be.greaterThan(0);
+    }
+    const ok = await get(2, { type: 'gauge', data: { datasets: [{ value: 1, data: [1, 2, 3] }] } });
+    expect(ok.status, ok.headers.get('x-quickchart-error') ?? '').to.equal(200);
+  });
+
+  it("Chart.js 2's boxplot values and violin density are budgeted in the page; a config cannot turn the page's own plugins off", async () => {
+    const outcome = (v: 2 | 3 | 4, config: Record<string, unknown>, cls: 'anonymous' | 'paid', watermark: string | null = null) =>
+      s.deps.renderer.render({ config, width: 300, height: 150, format: 'png', backgroundColor: '#ffffff', allowFunctions: false, watermark, chartjs: v }, undefined, undefined, undefined, cls).then(
+        (img) => img.body,
+        (err: unknown) => renderStoppedBy(err) ?? String(err),
+      );
+    const values = Array.from({ length: PAGE_BUDGETS.anonymous.elements + 1 }, (_, i) => i % 97);
+    expect(await outcome(2, { type: 'boxplot', data: { labels: ['a'], datasets: [{ data: [values] }] } }, 'anonymous')).to.equal('budget');
+    const points = PAGE_BUDGETS.paid.units.densityPoints + 1;
+    expect(await outcome(2, { type: 'violin', data: { labels: ['a'], datasets: [{ data: [[1, 2, 3]] }] }, options: { elements: { violin: { points } } } }, 'paid')).to.equal('budget');
+    // Chart.js skips a plugin whose options.plugins.<id> is false: not the page's own
+    const line = { type: 'line', data: { labels: [], datasets: [{ data: values }] }, options: { plugins: { chartshotBudget: false, chartshotPluginBudgets2: false } } };
+    expect(await outcome(2, structuredClone(line), 'anonymous')).to.equal('budget');
+    expect(await outcome(3, structuredClone(line), 'anonymous')).to.equal('budget');
+    const bar = (plugins: Record<string, unknown>) => ({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins } });
+    const marked = await outcome(4, bar({}), 'anonymous', 'chartshot');
+    const unmarkedAsked = await outcome(4, bar({ chartshotWatermark: false, chartshotBackground: false }), 'anonymous', 'chartshot');
+    expect(Buffer.isBuffer(marked) && Buffer.isBuffer(unmarkedAsked) && marked.equals(unmarkedAsked), 'the watermark and background are drawn all the same').to.equal(true);
+  });
+
+  it('roundedBars on horizontal bars rounds the value end, left for a negative value; allCorners rounds all four (keyless)', async () => {
+    const red = [255, 0, 0];
+    const white = [255, 255, 255];
+    const h = await drawKeyless('roundedBars-horizontal', 2, {
+      type: 'horizontalBar',
+      data: { labels: ['a', 'b'], datasets: [{ data: [10, -10], backgroundColor: '#ff0000' }] },
+      options: {
+        legend: { display: false },
+        scales: { xAxes: [{ display: false, ticks: { min: -10, max: 10 } }], yAxes: [{ display: false, barPercentage: 1, categoryPercentage: 1 }] },
+        plugins: { ...OFF, roundedBars: { cornerRadius: 30 } },
+      },
+    }, 200, 200);
+    // a: from the middle to the right, its right corners rounded; b: from the middle to the left
+    expect(rgbAt(h, 150, 50)).to.deep.equal(red);
+    expect(rgbAt(h, 197, 3)).to.deep.equal(white);
+    expect(rgbAt(h, 197, 96)).to.deep.equal(white);
+    expect(rgbAt(h, 103, 3)).to.deep.equal(red);
+    expect(rgbAt(h, 103, 96)).to.deep.equal(red);
+    expect(rgbAt(h, 50, 150)).to.deep.equal(red);
+    expect(rgbAt(h, 2, 103)).to.deep.equal(white);
+    expect(rgbAt(h, 2, 196)).to.deep.equal(white);
+    expect(rgbAt(h, 96, 103)).to.deep.equal(red);
+    expect(rgbAt(h, 96, 196)).to.deep.equal(red);
+    const all = await drawKeyless('roundedBars-allCorners', 2, {
+      type: 'bar',
+      data: { labels: ['a'], datasets: [{ data: [10], backgroundColor: '#ff0000' }] },
+      options: {
+        legend: { display: false },
+        scales: { xAxes: [{ display: false, barPercentage: 1, categoryPercentage: 1 }], yAxes: [{ display: false, ticks: { min: 0, max: 10 } }] },
+        plugins: { ...OFF, roundedBars: { cornerRadius: 40, allCorners: true } },
+      },
+    }, 200, 200);
+    expect(rgbAt(all, 100, 100)).to.deep.equal(red);
+    for (const [x, y] of [[3, 3], [196, 3], [3, 196], [196, 196]] as const) expect(rgbAt(all, x, y), `${x},${y}`).to.deep.equal(white);
   });
 });
