@@ -96,7 +96,7 @@ async function run(mode: 'json' | 'cbor'): Promise<string> {
   const inp = proc.stdio[4] as NodeJS.ReadableStream;
   let id = 0;
   const pending = new Map<number, (v: any) => void>();
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   inp.on('data', (chunk: Buffer) => {
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
     for (;;) {
