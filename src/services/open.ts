@@ -7,7 +7,7 @@ import { renderDigest, withConfigJson, type RenderRequest } from '../chart/reque
 import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';
 import type { OpenRenderWindows, StoredImage } from '../store/types.js';
 import type { Clock } from '../clock.js';
-import type { ImageCache } from './imageCache.js';
+import type { CacheHit, ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
 import { Flights } from './flights.js';
 import type { PageBudget } from './pageBudget.js';
@@ -134,20 +134,21 @@ export class OpenChartService {
   /**
    * A request normalised elsewhere (keyless QuickChart-style /chart when the operator allows it):
    * the same cache, per-address window and fair queue as render(), without the playground link.
+   * `digest`: the image's renderDigest, its key in the open cache (keyless /chart/create's id).
    */
-  async renderPrepared(prepared: RenderRequest, clientIp: string, signal?: AbortSignal): Promise<Omit<OpenImage, 'editUrl'>> {
+  async renderPrepared(prepared: RenderRequest, clientIp: string, signal?: AbortSignal): Promise<Omit<OpenImage, 'editUrl'> & { digest: string }> {
     const req = withConfigJson(prepared);
     const digest = renderDigest(req);
     const key = `open:${digest}`;
     const hit = await this.cache.get(key);
     if (hit) {
       const { body, contentType, etag } = hit.image;
-      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge' };
+      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', digest };
     }
     const client = clientKey(clientIp);
     if (!this.pending.has(key)) await this.admit(client);
     const { value: image } = await this.pending.join(key, (abort) => this.start(key, req, client, digest, abort), signal);
-    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss' };
+    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', digest };
   }
 
   /** A cache hit of a request target answered before, from the memory tier, or null (ask render()). */
@@ -169,6 +170,14 @@ export class OpenChartService {
     return this.cache.peekShared(known.key).then((image) =>
       image ? { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl } : null,
     );
+  }
+
+  /**
+   * An image renderPrepared() stored, by its digest, from any tier, or null (never drawn,
+   * expired, or evicted under OPEN_CACHE_MAX_MB): what a keyless /chart/render/{id} serves.
+   */
+  async storedImage(digest: string): Promise<CacheHit | null> {
+    return this.cache.get(`open:${digest}`);
   }
 
   /** The edit state behind a {base}/playground?id= link, or null (unknown, expired or evicted). */

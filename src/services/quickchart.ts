@@ -7,7 +7,7 @@ import { PLANS } from '../rules/plans.js';
 import { checkOutputPixels, configTextToPreparse, parseSide, quickChartRequest, type ParsedConfigText, type QuickChartFields } from '../chart/quickchart.js';
 import { checkColor, checkDimensions, renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
 import { parseTemplateOverrides, templatePatches, type TemplateOverrides } from '../chart/templates.js';
-import { forbidden, notFound, rateLimited } from '../errors.js';
+import { forbidden, invalidInput, notFound, rateLimited } from '../errors.js';
 import type { AccountStore, ChartStore, KeyStore, OpenRenderWindows } from '../store/types.js';
 import type { AuthContext } from './accounts.js';
 import type { ChartService } from './charts.js';
@@ -20,7 +20,7 @@ import { cacheTtlMs } from './shortCharts.js';
 import type { Clock } from '../clock.js';
 import type { RendererFingerprint } from '../render/fingerprint.js';
 import { renderOwner, type RenderService } from './render.js';
-import { isChartId } from '../chart/chartId.js';
+import { isChartId, keylessChartId, keylessDigestOf } from '../chart/chartId.js';
 import { classOfPlan } from '../render/budgets.js';
 import { checkConfigTextSources, remoteContentOf } from '../chart/remoteContent.js';
 import { RemoteImages } from './remoteImages.js';
@@ -39,7 +39,9 @@ export interface QuickChartImage {
 export interface QuickChartDeps {
   charts: Pick<ChartService, 'generate'>;
   shortCharts: Pick<ShortChartService, 'create' | 'serve'>;
-  open: Pick<OpenChartService, 'renderPrepared'>;
+  open: Pick<OpenChartService, 'renderPrepared' | 'storedImage'>;
+  /** PUBLIC_BASE_URL: the host of the URLs keyless /chart/create returns. */
+  publicBaseUrl: string;
   store: { readonly charts: ChartStore; readonly accounts: AccountStore; readonly keys: KeyStore };
   cache: ImageCache;
   metrics: Pick<ChartMetricsRecorder, 'hit' | 'rendered'>;
@@ -80,14 +82,29 @@ export class QuickChartService {
       const request = await this.keyedRequest(caller.auth, fields, bodyJson);
       return this.d.charts.generate(caller.auth, {}, async (_req, img) => img, { signal, request });
     }
-    const req = await this.withImages(quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null }, undefined, { bodyJson }));
-    const img = await this.d.open.renderPrepared(req, caller.anonymousIp, signal);
-    return { ...img, ...(this.d.fingerprint ? { renderer: this.d.fingerprint.header(req.chartjs ?? 4) } : {}) };
+    const { digest: _digest, ...img } = await this.renderKeyless(caller.anonymousIp, fields, signal, bodyJson);
+    return img;
   }
 
-  /** POST /chart/create: a short chart like /v1/chart/create's, served on /chart/render/{id}. */
-  async create(auth: AuthContext, fields: QuickChartFields, signal?: AbortSignal, bodyJson?: string): Promise<ShortChart> {
-    return this.d.shortCharts.create(auth, {}, { signal, request: await this.keyedRequest(auth, fields, bodyJson) }, '/chart/render/');
+  /**
+   * POST /chart/create: with a key, a short chart like /v1/chart/create's (permanent, the
+   * account's); keyless (QUICKCHART_ANONYMOUS), keyless /chart's render, whose image stays in
+   * the open cache under its digest: the URL names it, and answers 404 once it is evicted.
+   */
+  async create(caller: QuickChartCaller, fields: QuickChartFields, signal?: AbortSignal, bodyJson?: string): Promise<ShortChart> {
+    if ('auth' in caller) {
+      return this.d.shortCharts.create(caller.auth, {}, { signal, request: await this.keyedRequest(caller.auth, fields, bodyJson) }, '/chart/render/');
+    }
+    const { digest } = await this.renderKeyless(caller.anonymousIp, fields, signal, bodyJson);
+    const id = keylessChartId(digest);
+    return { id, url: `${this.d.publicBaseUrl}/chart/render/${id}` };
+  }
+
+  /** Keyless /chart and /chart/create: the open endpoint's gate, caps, window, deadline and cache. */
+  private async renderKeyless(ip: string, fields: QuickChartFields, signal?: AbortSignal, bodyJson?: string): Promise<QuickChartImage & { digest: string }> {
+    const req = await this.withImages(quickChartRequest(fields, { plan: PLANS.trial, keyed: false, watermark: null }, undefined, { bodyJson }));
+    const img = await this.d.open.renderPrepared(req, ip, signal);
+    return { ...img, ...(this.d.fingerprint ? { renderer: this.d.fingerprint.header(req.chartjs ?? 4) } : {}) };
   }
 
   /**
@@ -131,6 +148,8 @@ export class QuickChartService {
    */
   async renderTemplate(id: string, query: Record<string, unknown>, clientIp: string, signal?: AbortSignal): Promise<ServedChart> {
     const overrides = parseTemplateOverrides(query);
+    const keyless = keylessDigestOf(id);
+    if (keyless !== null) return this.serveKeyless(keyless, overrides !== null);
     if (!overrides) return this.d.shortCharts.serve(id);
     if (!isChartId(id)) throw notFound('no such chart');
     const rec = await this.d.store.charts.find(id);
@@ -158,6 +177,14 @@ export class QuickChartService {
     const image = await this.d.cache.put(cacheKey, img.body, img.contentType, cacheTtlMs(plan));
     this.d.metrics.hit(id, this.d.clock.now());
     return { image, tier: 'render' };
+  }
+
+  /** A keyless chart: its image while the open cache holds it; no variants (no stored request to vary). */
+  private async serveKeyless(digest: string, overrides: boolean): Promise<ServedChart> {
+    if (overrides) throw invalidInput('template overrides need a chart made with an API key; this one was made without');
+    const hit = await this.d.open.storedImage(digest);
+    if (!hit) throw notFound('no such chart (a chart made without an API key lives in the open cache and may have been evicted)');
+    return { image: hit.image, tier: hit.tier };
   }
 
   private async admitVariant(window: string, limit: number, what: string, now: number): Promise<void> {

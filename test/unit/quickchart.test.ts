@@ -238,7 +238,8 @@ describe('template variants', () => {
     const svc = new QuickChartService({
       charts: { generate: async () => (calls.push('generate'), null as never) },
       shortCharts: { create: async () => null as never, serve: async () => (calls.push('serve'), null as never) },
-      open: { renderPrepared: async () => null as never },
+      open: { renderPrepared: async () => null as never, storedImage: async () => null },
+      publicBaseUrl: 'http://x',
       store: {
         charts: { find: async () => rec } as never,
         accounts: { find: async () => ({ id: 'acct_1', plan: 'trial', status: 'active' }) } as never,

@@ -13,7 +13,6 @@ import { imageContent, json, rateLimitHeaders, retryAfter } from '../routeDocs.j
 import { quickChartBodySchema, quickChartCreatedSchema, quickChartQuerySchema, qrQuerySchema, templateQuerySchema } from '../schemas/quickchart.js';
 import { chartIdParam, shortChartHeaders } from '../schemas/shortCharts.js';
 import { sendServed } from './shortCharts.js';
-import { callerOf } from '../state.js';
 
 export interface QuickChartRouteDeps {
   quickchart: Pick<QuickChartService, 'render' | 'create' | 'renderTemplate'>;
@@ -91,19 +90,21 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
     route({
       method: 'POST',
       path: '/chart/create',
-      auth: 'quickchartKey',
+      auth: anonymous ? 'quickchartKeyOptional' : 'quickchartKey',
       errorFormat: 'quickchart',
       input: { in: 'body', schema: quickChartBodySchema },
       doc: {
         tags: ['QuickChart'],
         operationId: 'quickChartCreate',
-        summary: 'Render and keep a chart behind a permanent /chart/render/{id} URL (API key required)',
-        description: 'Counts as a generation, like POST /v1/chart/create; the stored chart is the same kind.',
+        summary: 'Render and keep a chart behind a /chart/render/{id} URL',
+        description:
+          'With a key: counts as a generation, like POST /v1/chart/create; the stored chart is the same kind, permanent. Without one: 401, unless the operator set QUICKCHART_ANONYMOUS=true: then keyless /chart\'s rules (data configs only, the security gate, the per-address render limit), and the image lives in the open cache (OPEN_CACHE_MAX_MB): the same config gets the same URL, which answers 404 once the image is evicted.',
       },
       responses: { '200': json(quickChartCreatedSchema, 'Created (X-RateLimit-* headers as on every keyed request).') },
-      errors: chartErrors(false),
+      errors: chartErrors(anonymous),
       handler: async (ctx, input) => {
-        const chart = await d.quickchart.create(callerOf(ctx), input as QuickChartFields, clientSignal(ctx), ctx.state.bodyConfigJson);
+        const who = ctx.state.auth ? { auth: ctx.state.auth } : { anonymousIp: ctx.ip };
+        const chart = await d.quickchart.create(who, input as QuickChartFields, clientSignal(ctx), ctx.state.bodyConfigJson);
         ctx.status = 200;
         ctx.set('Cache-Control', 'no-store');
         ctx.body = { success: true, url: chart.url };
@@ -120,7 +121,7 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         operationId: 'quickChartRender',
         summary: 'A chart made by POST /chart/create, with optional template overrides (no credentials)',
         description:
-          'Without overrides: the stored image, never counted. With overrides (title, labels, dataN, labelN, backgroundColorN, borderColorN, width, height, backgroundColor): a variant, cached. A variant is not a generation: it spends neither the owner\'s rate limit nor allowance; new variants are limited to 60 an hour per client address and 20 an hour per chart (429 rate_limited).',
+          'A chart made without a key (QUICKCHART_ANONYMOUS): its image while the open cache holds it, else 404; no overrides (400). Without overrides: the stored image, never counted. With overrides (title, labels, dataN, labelN, backgroundColorN, borderColorN, width, height, backgroundColor): a variant, cached. A variant is not a generation: it spends neither the owner\'s rate limit nor allowance; new variants are limited to 60 an hour per client address and 20 an hour per chart (429 rate_limited).',
         params: { id: chartIdParam },
       },
       responses: {
@@ -128,9 +129,9 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
         '304': { description: 'Not modified (If-None-Match matched the ETag).', headers: shortChartHeaders },
       },
       errors: {
-        '400': imageError('Invalid override.', ['invalid_input', 'invalid_dimensions']),
+        '400': imageError('Invalid override, or an override of a chart made without a key.', ['invalid_input', 'invalid_dimensions']),
         '403': imageError("The chart's account is suspended: variants are disabled.", ['forbidden']),
-        '404': imageError('No such chart.', ['not_found']),
+        '404': imageError('No such chart (or, made without a key, evicted from the open cache).', ['not_found']),
         '429': imageError('Too many new variants from this address, or of this chart, in the last hour.', ['rate_limited'], retryAfter),
         '500': imageError('Rendering failed.', ['internal_error', 'render_failed']),
         '503': imageError('Every renderer is busy.', ['service_unavailable'], retryAfter),

@@ -52,7 +52,7 @@ export const quickChartCreatedSchema = {
   required: ['success', 'url'],
   properties: {
     success: { type: 'boolean', const: true },
-    url: { type: 'string', format: 'uri', description: '{PUBLIC_BASE_URL}/chart/render/<id>: permanent, served without credentials.' },
+    url: { type: 'string', format: 'uri', description: '{PUBLIC_BASE_URL}/chart/render/<id>: served without credentials; permanent when made with a key, else while the open cache keeps the image.' },
   },
 } as const;
 
