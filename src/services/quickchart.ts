@@ -1,6 +1,7 @@
 // QuickChart's URL API as use cases: /chart for key holders (a counted generation) or, when the
-// operator allows it, for anyone (the open endpoint's protections); /chart/create; template
-// variants of a stored chart on /chart/render/{id}.
+// operator allows it, for anyone (the open endpoint's protections); /chart/create (keyed: a
+// stored short chart; keyless: an open-cache image named by its digest); template variants of a
+// stored chart on /chart/render/{id}.
 import { clientKey } from '../rules/clientAddress.js';
 import { KEY_GONE_DETAIL, requestUnderKey } from '../chart/callerCode.js';
 import { PLANS } from '../rules/plans.js';
