@@ -60,12 +60,21 @@ describe('keyless POST /chart/create', function () {
     expect([png.width, png.height]).to.deep.equal([120, 80]);
     // a cache hit: the same id, and no render spent (the window of 2 is checked below)
     expect(created(await create(open, body))).to.equal(url);
+    // keyed and keyless ids are apart: a key holder's create of the same body is its own stored
+    // chart (22 characters), and the store knows no keyless id
+    const acct = await open.account('starter');
+    const keyed = created(await answer(await post(open.url, '/chart/create', { ...body, key: acct.api_key })));
+    expect(keyed).to.match(/\/chart\/render\/[A-Za-z0-9_-]{22}$/);
+    expect((await get(open, new URL(keyed).pathname)).status).to.equal(200);
+    expect((await get(open, `/v1/chart/${KEYLESS_URL.exec(url)![1]}`)).status).to.equal(404);
     // keyless charts have no variants (no stored request): refused, not ignored
     expectErrorImage(await get(open, `${path}?title=x`), 400, /API key/);
     // evicted from the open cache (what OPEN_CACHE_MAX_MB's trim does), every tier
     await open.deps.store.images.trimOpenCache(0);
     open.deps.imageCache.clearMemory();
     expectErrorImage(await get(open, path), 404, /no such chart/);
+    // a keyed chart is not in the open budget: still served
+    expect((await get(open, new URL(keyed).pathname)).status).to.equal(200);
   });
 
   it('a config with a function is the QuickChart error image (400, X-quickchart-error), no URL', async () => {
