@@ -2,21 +2,13 @@
 // operator (or a payment provider's hook script). --now <ISO> runs a command as of that time
 // (walking the lifecycle by hand; the scheduler of a running server uses the real clock).
 import type { Config } from './config.js';
+import { BILLING_USAGE, BillingUsageError } from './cli-billing-usage.js';
 import { parsePlanName, PLANS } from './rules/plans.js';
 import { newStoreNotice, openStoreNoting } from './store/open.js';
 import { BillingService } from './services/billing/index.js';
 import type { BillingCycle } from './rules/pricing.js';
 import { systemClock, type Clock } from './clock.js';
 
-export class BillingUsageError extends Error {}
-
-export const BILLING_USAGE = `  billing payment-failed|payment-succeeded|cancel|restore|close-period|status --account <id> [--now ISO] [--json]
-  billing change-plan --account <id> --plan <starter|growth|pro|enterprise> [--cycle monthly|annual] [--json]
-  billing run-scheduler [--now ISO] [--json]
-  billing set-webhook --account <id> --url <URL|none>
-  billing set-limits --account <id> [--charts N|none] [--per-minute N] [--per-hour N] [--burst N] [--price-pence N]
-                     [--retention-days N|none] [--discount-percent P|none]   (enterprise)
-  billing outbox [--account <id>] [--json]`;
 
 export interface BillingArgs {
   account?: string;

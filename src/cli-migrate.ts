@@ -4,12 +4,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
 import type { Config } from './config.js';
+import { MIGRATE_USAGE, MigrateUsageError } from './cli-migrate-usage.js';
 import { openDatabase, type DB } from './store/sqlite/db.js';
 import { openPg } from './store/pg/db.js';
 
-export class MigrateUsageError extends Error {}
-
-export const MIGRATE_USAGE = '  migrate-to-postgres [--force] [--json]          copy the SQLite DATA_DIR into DATABASE_URL (--force: empty a non-empty target first)';
 
 /** Tables not copied as rows: SQLite's own, and the open cache's byte total (recomputed). */
 const SKIPPED = new Set(['sqlite_sequence', 'open_cache_bytes']);

@@ -5,14 +5,9 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import type { Context } from 'koa';
 import type { Config } from './config.js';
-import { createLogger } from './log.js';
-import { startPool } from './main.js';
-import { RenderService } from './services/render.js';
-import { buildRenderRequest } from './services/charts.js';
+import { TEST_USAGE, TestUsageError } from './cli-test-usage.js';
 import type { AuthContext } from './services/accounts.js';
 import { PLANS } from './rules/plans.js';
-import { inputReader } from './http/validate.js';
-import { chartRequestBodySchema } from './http/schemas/chart.js';
 import { AppError, invalidInput } from './errors.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './chart/jsonDepth.js';
 import { Chartshot, ChartshotError, type ChartRequest } from './client/index.js';
@@ -21,9 +16,6 @@ import { compareImages, type Tolerance } from './golden/compare.js';
 import { describe, isFailure, junitXml, reportHtml, summaryLine, type CaseResult } from './golden/report.js';
 import { RENDERER_FILE, parseFingerprint, rendererChange } from './golden/renderer.js';
 
-export const TEST_USAGE = `  test <dir> [--update] [--report OUT] [--threshold 0-1] [--max-diff-pixels N] [--jobs N] [--server URL --api-key KEY]`;
-
-export class TestUsageError extends Error {}
 
 export interface TestFlags {
   update?: boolean;
@@ -52,6 +44,15 @@ const OFFLINE_CALLER = { plan: PLANS.enterprise, key: { kind: 'live' }, account:
 
 /** The server's engine in this process: the body checked by the route's schema, normalised as the service does, drawn by the same pool. */
 async function offlineEngine(config: Config, jobs: number): Promise<Engine> {
+  // imported here, not at the top: bad usage (exit 2) and --server runs never load the renderer
+  const [{ createLogger }, { startPool }, { RenderService }, { buildRenderRequest }, { inputReader }, { chartRequestBodySchema }] = await Promise.all([
+    import('./log.js'),
+    import('./main.js'),
+    import('./services/render.js'),
+    import('./services/charts.js'),
+    import('./http/validate.js'),
+    import('./http/schemas/chart.js'),
+  ]);
   const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
   const pool = await startPool({ ...config, poolSize: jobs, maxQueue: Math.max(config.maxQueue, jobs) }, log);
   const service = new RenderService(pool, undefined, { maxImageBytes: config.maxImageBytes });

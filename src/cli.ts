@@ -2,22 +2,22 @@
 // The `chartshot` command: serve, accounts, keys, sessions, render, sign (and billing, migrate-to-postgres).
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
+// Only what every command needs is imported here; the server, the renderer, PostgreSQL, the
+// billing engine and the golden-image runner are imported by the commands that use them, so a
+// command that only touches the store (accounts, keys, sign, bad usage) starts in a fraction of
+// the time (loading all of them costs more CPU than most commands do).
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createLogger } from './log.js';
-import { startPool, startServer } from './main.js';
 import { masterKeyOf, newStoreNotice, openStoreNoting } from './store/open.js';
 import { AccountService } from './services/accounts.js';
-import { RenderService } from './services/render.js';
 import { parsePlanName, PLANS } from './rules/plans.js';
 import { checkColor, checkDimensions, checkFormat, parseChartConfig } from './chart/request.js';
 import { MAX_SIGNED_LIFETIME_S, signQuery } from './services/signing.js';
 import { AppError } from './errors.js';
-import { BILLING_USAGE, BillingUsageError, runBilling } from './cli-billing.js';
-import { MIGRATE_USAGE, MigrateUsageError, runMigrate } from './cli-migrate.js';
+import { BILLING_USAGE, BillingUsageError } from './cli-billing-usage.js';
+import { MIGRATE_USAGE, MigrateUsageError } from './cli-migrate-usage.js';
 import { emailProblem } from './rules/email.js';
 import { systemClock } from './clock.js';
-import { TEST_USAGE, TestUsageError, runGoldenTests } from './cli-test.js';
-import { RendererFingerprint, chromiumVersionOf } from './render/fingerprint.js';
+import { TEST_USAGE, TestUsageError } from './cli-test-usage.js';
 
 class UsageError extends Error {}
 
@@ -68,6 +68,7 @@ async function withAccounts<T>(config: Config, fn: (svc: AccountService) => Prom
 }
 
 async function serve(config: Config): Promise<void> {
+  const { startServer } = await import('./main.js');
   const running = await startServer(config);
   const log = running.deps.log;
   let stopping = false;
@@ -93,6 +94,7 @@ async function serve(config: Config): Promise<void> {
 /** `chartshot --version`: this build and the renderer fingerprint image responses carry. */
 async function printVersion(config: Config): Promise<void> {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const { RendererFingerprint, chromiumVersionOf } = await import('./render/fingerprint.js');
   const fp = await RendererFingerprint.detect(await chromiumVersionOf(config.chromiumPath), config.fontsDir);
   process.stdout.write(`chartshot ${pkg.version} (build ${config.buildHash})\n${fp.header()}\n`);
 }
@@ -190,13 +192,13 @@ async function main(argv: string[]): Promise<void> {
     default:
       break;
   }
-  if (cmd === 'billing') return runBilling(config, sub, { ...o, json });
+  if (cmd === 'billing') return (await import('./cli-billing.js')).runBilling(config, sub, { ...o, json });
   if (cmd === 'test') {
     if (rest.length > 0) throw new UsageError(`test takes one folder: ${positionals.slice(1).join(' ')}`);
-    process.exitCode = await runGoldenTests(config, sub, o);
+    process.exitCode = await (await import('./cli-test.js')).runGoldenTests(config, sub, o);
     return;
   }
-  if (cmd === 'migrate-to-postgres' && !sub) return runMigrate(config, { force: o.force, json });
+  if (cmd === 'migrate-to-postgres' && !sub) return (await import('./cli-migrate.js')).runMigrate(config, { force: o.force, json });
   if (cmd === 'mcp' && !sub) return (await import('./mcp/stdio.js')).runMcpStdio(config);
   if (cmd === 'render') {
     const file = need(sub, 'render <config.json>');
@@ -205,6 +207,7 @@ async function main(argv: string[]): Promise<void> {
     const plan = PLANS.enterprise;
     const { width, height } = checkDimensions(o.width ?? '800', o.height ?? '400', plan);
     const format = checkFormat(o.format ?? (output.endsWith('.svg') ? 'svg' : output.endsWith('.pdf') ? 'pdf' : 'png'), plan);
+    const [{ createLogger }, { startPool }, { RenderService }] = await Promise.all([import('./log.js'), import('./main.js'), import('./services/render.js')]);
     const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
     const pool = await startPool({ ...config, poolSize: 1 }, log);
     try {

@@ -2,17 +2,17 @@
 // when DATABASE_URL is set (shared by several instances), else SQLite in DATA_DIR.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Store } from './types.js';
 import { createSqliteStore } from './sqlite/index.js';
 import { loadMasterKey } from './masterKey.js';
-import { createPgStore } from './pg/index.js';
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'redisUrl'>;
 
+// PostgreSQL's modules are imported only when DATABASE_URL is set: a SQLite server or CLI command
+// never loads them (the pg driver is a good part of a CLI command's start-up).
 export async function openStore(config: StoreConfig): Promise<Store> {
-  if (config.databaseUrl) return createPgStore({ url: config.databaseUrl });
+  if (config.databaseUrl) return (await import('./pg/index.js')).createPgStore({ url: config.databaseUrl });
   return createSqliteStore(config.dataDir);
 }
 
@@ -45,6 +45,7 @@ export async function openStoreNoting(config: StoreConfig): Promise<{ store: Sto
 }
 
 async function pgIsEmpty(url: string): Promise<boolean> {
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   try {
     await client.connect();
