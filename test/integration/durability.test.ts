@@ -577,4 +577,50 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       }
     });
   });
+
+  describe('(e) SIGTERM right after a burst of renders', function () {
+    let root: string;
+    let child: ChildProcess | null = null;
+
+    before(() => {
+      root = mkdtempSync(join(tmpdir(), 'chartshot-sigterm-'));
+    });
+    after(() => {
+      if (child?.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    it('every render and request is counted once: usage and the batched request analytics (decision 0029) reach the file', async function () {
+      const dataDir = join(root, 'data');
+      const store = createSqliteStore(dataDir);
+      // enterprise: its generations are counted beside the render, their render time added after (the batched path)
+      const acct = await new AccountService(store, loadMasterKey(dataDir)).createAccount('enterprise', null);
+      await new BillingService(store, systemClock, 'http://localhost').setCustomLimits(acct.account_id, { perMinute: 1_000_000, perHour: 100_000_000, burst: 1_000_000 });
+      await store.close();
+
+      const served = await spawnServe({ DATA_DIR: dataDir, POOL_SIZE: '2' }, false, (proc) => (child = proc));
+      const BURST = 16;
+      const statuses = await Promise.all([
+        ...Array.from({ length: BURST }, (_, n) => post(served.url, '/v1/chart', tinyChart(n), apiKey(acct.api_key)).then(async (r) => (await bytes(r), r.status))),
+        // a refused request is counted as a request, not as a success
+        post(served.url, '/v1/chart', { chart: { type: 'bar' }, width: 0, height: 30 }, apiKey(acct.api_key)).then(async (r) => (await bytes(r), r.status)),
+      ]);
+      expect(statuses).to.deep.equal([...Array<number>(BURST).fill(200), 400]);
+      // at once: the analytics of the burst are still in memory, written by the clean shutdown
+      served.proc.kill('SIGTERM');
+      expect(await served.exited).to.equal(0);
+
+      const db = new Database(join(dataDir, 'chartshot.db'), { readonly: true, fileMustExist: true });
+      try {
+        const used = (db.prepare('SELECT COALESCE(SUM(used), 0) AS n FROM usage_counters WHERE account_id = ?').get(acct.account_id) as { n: number }).n;
+        const daily = db.prepare('SELECT SUM(requests) AS requests, SUM(succeeded) AS succeeded, SUM(renders) AS renders, SUM(render_ms) AS ms, SUM(cache_hits) AS hits FROM usage_daily WHERE account_id = ?').get(acct.account_id) as Record<string, number>;
+        expect(used).to.equal(BURST);
+        expect(daily).to.include({ requests: BURST + 1, succeeded: BURST, renders: BURST, hits: 0 });
+        // the render times were written too (added after the counts, in the batch)
+        expect(daily.ms).to.be.greaterThan(0);
+      } finally {
+        db.close();
+      }
+    });
+  });
 });

@@ -6,7 +6,7 @@ import { pgAccounts, pgKeys, pgSessions } from './accounts.js';
 import { pgImages } from './images.js';
 import { pgCharts, pgChartMetrics } from './charts.js';
 import { pgOpenWindows } from './openWindows.js';
-import { pgUsage, RequestCounts } from './usage.js';
+import { pgRequestCounts, pgUsage } from './usage.js';
 import { pgRateLimits } from './rateLimits.js';
 import { pgTrials } from './trials.js';
 import { pgBilling } from './billing.js';
@@ -33,7 +33,7 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     throw err;
   }
   let closed = false;
-  const requests = new RequestCounts(db);
+  const requests = pgRequestCounts(db);
   return {
     db,
     exclusive: false,

@@ -5,6 +5,7 @@ import type { OutboxItem, UsageStore } from '../metering.js';
 import { prepared, retryAborted, type PgDb, type Sql } from './db.js';
 import { enqueueIn } from './outbox.js';
 import { countGeneration } from './generation.js';
+import { RequestCounts } from '../requestCounts.js';
 
 /** Deletes an account's usage rows, inside the purge's transaction. */
 export async function purgeUsage(sql: Sql, accountId: string): Promise<void> {
@@ -40,108 +41,14 @@ const UNCOUNT = prepared(
    UPDATE usage_daily SET renders = renders - 1 WHERE account_id = $1 AND day = $3 AND renders > 0`,
 );
 
-/** How long a request count waits for others to share its statement. */
-const WRITE_DELAY_MS = 100;
-
-interface RequestCount { accountId: string; day: number; requests: number; succeeded: number; renderMs: number }
-
-/**
- * Request analytics (usage_daily.requests, succeeded; render_ms of generations counted before
- * their render ended) written behind the request: a request
- * adds to a pending count and returns; one statement at a time, WRITE_DELAY_MS after the first
- * count pending, writes everything pending (a request costs no round trip; the requests of a
- * tenth of a second, one statement). Reads of the totals, the purge of
- * an account and close() wait for what is pending. A failed write keeps its counts for the next
- * one and is reported to the next caller. Analytics only: limits and generation counts are never
- * written this way.
- */
-export class RequestCounts {
-  private pending = new Map<string, RequestCount>();
-  private writing: Promise<void> | null = null;
-  private failure: unknown = null;
-  /** Ends the wait of the write under way (a reader wants the counts now). */
-  private hurry: () => void = () => {};
-
-  constructor(private readonly db: PgDb) {}
-
-  async add(accountId: string, day: number, ok: boolean): Promise<void> {
-    return this.addTo(accountId, day, (c) => {
-      c.requests++;
-      if (ok) c.succeeded++;
-    });
-  }
-
-  /** A generation's render time, counted before its render ended (UsageStore.addRenderMs). */
-  async addRenderMs(accountId: string, day: number, renderMs: number): Promise<void> {
-    return this.addTo(accountId, day, (c) => {
-      c.renderMs += renderMs;
-    });
-  }
-
-  private async addTo(accountId: string, day: number, change: (c: RequestCount) => void): Promise<void> {
-    const k = `${day}|${accountId}`;
-    const c = this.pending.get(k) ?? { accountId, day, requests: 0, succeeded: 0, renderMs: 0 };
-    change(c);
-    this.pending.set(k, c);
-    this.writing ??= this.write();
-    const failure = this.failure;
-    this.failure = null;
-    if (failure !== null) throw failure;
-  }
-
-  /** Resolves once every count added before the call is written (rejects when that failed). */
-  async flush(): Promise<void> {
-    while (this.writing || this.pending.size > 0) {
-      this.writing ??= this.write();
-      this.hurry();
-      await this.writing;
-      if (this.failure !== null) {
-        const failure = this.failure;
-        this.failure = null;
-        throw failure;
-      }
-    }
-  }
-
-  private async write(): Promise<void> {
-    // a moment later: the response is not held up, and the requests of that moment share one statement
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(() => this.hurry(), WRITE_DELAY_MS);
-      t.unref();
-      this.hurry = () => {
-        clearTimeout(t);
-        this.hurry = () => {};
-        resolve();
-      };
-    });
-    try {
-      while (this.pending.size > 0) {
-        const batch = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
-        this.pending = new Map();
-        try {
-          await this.db.exec(ADD_REQUESTS, [batch.map((c) => c.accountId), batch.map((c) => c.day), batch.map((c) => c.requests), batch.map((c) => c.succeeded), batch.map((c) => c.renderMs)]);
-        } catch (err) {
-          // kept for the next write (added to whatever came meanwhile)
-          for (const c of batch) {
-            const k = `${c.day}|${c.accountId}`;
-            const cur = this.pending.get(k);
-            if (cur) {
-              cur.requests += c.requests;
-              cur.succeeded += c.succeeded;
-              cur.renderMs += c.renderMs;
-            } else this.pending.set(k, c);
-          }
-          this.failure = err;
-          return;
-        }
-      }
-    } finally {
-      this.writing = null;
-    }
-  }
+/** Request analytics of this instance, one statement per batch (src/store/requestCounts.ts). */
+export function pgRequestCounts(db: PgDb): RequestCounts {
+  return new RequestCounts(async (batch) => {
+    await db.exec(ADD_REQUESTS, [batch.map((c) => c.accountId), batch.map((c) => c.day), batch.map((c) => c.requests), batch.map((c) => c.succeeded), batch.map((c) => c.renderMs)]);
+  });
 }
 
-export function pgUsage(db: PgDb, requests: RequestCounts = new RequestCounts(db)): UsageStore {
+export function pgUsage(db: PgDb, requests: RequestCounts = pgRequestCounts(db)): UsageStore {
   return {
     async reserve(accountId, periodStart, cap, { owner, now, leaseMs }) {
       const r = await retryAborted(() => db.one<{ id: number | null }>(RESERVE, [accountId, periodStart, cap, owner, now, leaseMs]));

@@ -9,7 +9,8 @@ interface SessionRow {
   expires_at: number;
 }
 
-export function sqliteDashboard(db: DB): DashboardStore {
+/** `before` runs ahead of every read of usage_daily (writes the request analytics still pending). */
+export function sqliteDashboard(db: DB, before: () => Promise<void> = async () => {}): DashboardStore {
   const insert = db.prepare('INSERT INTO dashboard_sessions (token_hash, account_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?)');
   const find = db.prepare<[string], SessionRow>('SELECT account_id, csrf, created_at, expires_at FROM dashboard_sessions WHERE token_hash = ?');
   const del = db.prepare('DELETE FROM dashboard_sessions WHERE token_hash = ?');
@@ -62,6 +63,7 @@ export function sqliteDashboard(db: DB): DashboardStore {
       return purge.run(now).changes;
     },
     async dailyUsage(accountId, fromDay, toDay): Promise<DailyUsageRow[]> {
+      await before();
       return daily.all(accountId, fromDay, toDay).map((r) => ({ day: r.day, requests: r.requests, succeeded: r.succeeded, renders: r.renders, cacheHits: r.cache_hits }));
     },
     async topCharts(accountId, limit): Promise<TopChartRow[]> {

@@ -2,7 +2,7 @@ import type { Store } from '../types.js';
 import { openDatabase, type DB } from './db.js';
 import { accountsPurge, sqliteAccounts, sqliteKeys, sqliteSessions } from './accounts.js';
 import { sqliteImages } from './images.js';
-import { sqliteUsage, usagePurge } from './usage.js';
+import { sqliteRequestCounts, sqliteUsage, usagePurge } from './usage.js';
 import { rateLimitsPurge, sqliteRateLimits } from './rateLimits.js';
 import { sqliteTrials, trialsPurge } from './trials.js';
 import { billingPurge, sqliteBilling } from './billing.js';
@@ -35,6 +35,9 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     for (const purge of purges) purge(accountId);
   });
   let closed = false;
+  // request analytics batched in memory (decision 0029): read paths and close() write them first
+  const requests = sqliteRequestCounts(db);
+  const flushed = () => requests.flush();
   return {
     exclusive: true,
     db,
@@ -42,7 +45,7 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     accounts: guarded(sqliteAccounts(db, wrote)),
     keys: guarded(sqliteKeys(db, wrote)),
     sessions: guarded(sqliteSessions(db)),
-    usage: guarded(sqliteUsage(db)),
+    usage: guarded(sqliteUsage(db, requests)),
     rateLimits: guarded(sqliteRateLimits(db)),
     trials: guarded(sqliteTrials(db)),
     billing: guarded(sqliteBilling(db, wrote)),
@@ -50,11 +53,12 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     openWindows: guarded(sqliteOpenWindows(db)),
     charts: guarded(sqliteCharts(db)),
     chartMetrics: guarded(sqliteChartMetrics(db)),
-    retention: guarded(sqliteRetention(db)),
+    retention: guarded(sqliteRetention(db, flushed)),
     locks: sqliteLocks(),
-    dashboard: guarded(sqliteDashboard(db)),
+    dashboard: guarded(sqliteDashboard(db, flushed)),
     async purgeAccountData(accountId) {
       try {
+        await flushed();
         purgeTx.immediate(accountId);
       } catch (err) {
         throw toStorageError(err);
@@ -77,7 +81,10 @@ export function createSqliteStore(dataDir: string | ':memory:'): SqliteStore {
     async close() {
       if (closed) return;
       closed = true;
+      // request analytics still pending are written first; when that fails the store still closes, then says so
+      const failed = await flushed().then(() => null, (err: unknown) => toStorageError(err));
       db.close();
+      if (failed !== null) throw failed;
     },
   };
 }

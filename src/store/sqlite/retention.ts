@@ -27,7 +27,8 @@ function analyticsStatements(db: DB, who: string): Array<(p: unknown, c: Retenti
   return [run(daily, byDay), run(metrics, byMs), run(counters, byMs), run(thresholds, byMs)];
 }
 
-export function sqliteRetention(db: DB): RetentionStore {
+/** `before` runs ahead of every analytics purge (writes the request analytics still pending). */
+export function sqliteRetention(db: DB, before: () => Promise<void> = async () => {}): RetentionStore {
   const byPlan = analyticsStatements(db, 'IN (SELECT id FROM accounts WHERE plan = ?)');
   const byAccount = analyticsStatements(db, '= ?');
   const custom = db.prepare<[], { account_id: string; days: number }>(
@@ -52,6 +53,7 @@ export function sqliteRetention(db: DB): RetentionStore {
 
   return {
     async purgeAnalytics(scope: RetentionScope, cutoff, limit) {
+      await before();
       const [stmts, p] = 'plan' in scope ? [byPlan, scope.plan] : [byAccount, scope.accountId];
       let done = 0;
       for (const s of stmts) {
