@@ -1,6 +1,7 @@
 // Prometheus metrics (prom-client): the observer of renders, cache look-ups and HTTP requests;
 // pool figures are read from the pool at scrape time.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { LabelledCounter, LabelledHistogram } from './metricSeries.js';
 import type { Format } from '../rules/plans.js';
 import type { PoolStats } from '../render/renderer.js';
 import type { RenderObserver } from './render.js';
@@ -15,50 +16,44 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
-/** Bound label children kept at most (a guard: route patterns, methods and statuses are few). */
-const MAX_BOUND_LABEL_SETS = 1000;
-
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 // One Registry per app instance, never the global default one, so several servers can live in
 // one process (tests).
 export class Metrics implements RenderObserver, CacheObserver {
   readonly registry = new Registry();
-  private readonly renderDuration: Histogram<'format' | 'outcome'>;
-  private readonly cacheLookups: Counter<'tier'>;
-  private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
-  private readonly httpDuration: Histogram<'route' | 'method'>;
+  // counted per request or render: plain series (metricSeries.ts), not prom-client's labelled observe
+  private readonly renderDuration: LabelledHistogram<'format' | 'outcome'>;
+  private readonly cacheLookups: LabelledCounter<'tier'>;
+  private readonly httpRequests: LabelledCounter<'route' | 'method' | 'status'>;
+  private readonly httpDuration: LabelledHistogram<'route' | 'method'>;
 
   constructor(opts: MetricsOptions) {
     const registers = [this.registry];
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'chartshot_' });
 
-    this.renderDuration = new Histogram({
+    this.renderDuration = new LabelledHistogram({
       name: 'chartshot_render_duration_seconds',
       help: 'Time to render one chart through the page pool, by format and outcome (ok, config, timeout, crash, busy).',
       labelNames: ['format', 'outcome'],
       buckets: SECONDS_BUCKETS,
-      registers,
-    });
-    this.cacheLookups = new Counter({
+    }, this.registry);
+    this.cacheLookups = new LabelledCounter({
       name: 'chartshot_cache_lookups_total',
       help: 'Image cache look-ups by the tier that answered (memory, persistent) or miss.',
       labelNames: ['tier'],
-      registers,
-    });
-    this.httpRequests = new Counter({
+    }, this.registry);
+    this.httpRequests = new LabelledCounter({
       name: 'chartshot_http_requests_total',
       help: 'HTTP requests by route pattern, method and status.',
       labelNames: ['route', 'method', 'status'],
-      registers,
-    });
-    this.httpDuration = new Histogram({
+    }, this.registry);
+    this.httpDuration = new LabelledHistogram({
       name: 'chartshot_http_request_duration_seconds',
       help: 'HTTP request duration by route pattern and method.',
       labelNames: ['route', 'method'],
       buckets: SECONDS_BUCKETS,
-      registers,
-    });
+    }, this.registry);
 
     // Pool figures: read once per scrape, shared by the gauges and counters below.
     let snapshot: PoolStats | null = null;
@@ -101,31 +96,18 @@ export class Metrics implements RenderObserver, CacheObserver {
   }
 
   private readonly resetSnapshot: () => void;
-  /** Label children bound once per label set: inc/observe then skip prom-client's label hashing
-   *  (a few microseconds a request). Label sets are few (routes x methods x statuses). */
-  private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
-  private readonly cacheChildren = new Map<string, { inc(): void }>();
 
   rendered(format: Format, outcome: Outcome, ms: number): void {
-    this.renderDuration.observe({ format, outcome }, ms / 1000);
+    this.renderDuration.observe(ms / 1000, format, outcome);
   }
 
   cacheHit(tier: CacheTier | 'miss'): void {
-    let c = this.cacheChildren.get(tier);
-    if (!c) this.cacheChildren.set(tier, (c = this.cacheLookups.labels({ tier })));
-    c.inc();
+    this.cacheLookups.inc(tier);
   }
 
   requestDone(route: string, method: string, status: number, ms: number): void {
-    const key = `${route}\n${method}\n${status}`;
-    let c = this.requestChildren.get(key);
-    if (!c) {
-      if (this.requestChildren.size >= MAX_BOUND_LABEL_SETS) this.requestChildren.clear();
-      c = { count: this.httpRequests.labels({ route, method, status: String(status) }), duration: this.httpDuration.labels({ route, method }) };
-      this.requestChildren.set(key, c);
-    }
-    c.count.inc();
-    c.duration.observe(ms / 1000);
+    this.httpRequests.inc(route, method, statusText(status));
+    this.httpDuration.observe(ms / 1000, route, method);
   }
 
   get contentType(): string {
@@ -141,4 +123,15 @@ export class Metrics implements RenderObserver, CacheObserver {
       this.resetSnapshot();
     }
   }
+}
+
+/** Status codes as label values, made once each. */
+const STATUS_TEXT = new Map<number, string>();
+function statusText(status: number): string {
+  let t = STATUS_TEXT.get(status);
+  if (t === undefined) {
+    t = String(status);
+    if (STATUS_TEXT.size < 1000) STATUS_TEXT.set(status, t);
+  }
+  return t;
 }
