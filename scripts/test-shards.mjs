@@ -107,4 +107,7 @@ if (jobs > 1) {
   writeFileSync(process.env.TEST_TIMINGS_FILE, `${JSON.stringify(results[0].rows, null, 1)}\n`);
 }
 rmSync(work, { recursive: true, force: true });
-process.exit(results.some((r) => r.code !== 0) ? 1 : 0);
+// exitCode, not process.exit(): stdout into a pipe (npm test | tee in .ci/run) is written
+// asynchronously, and exit() would drop the totals still queued behind a shard's long output
+// (a CI run lost them so: its last "passing" line was shard 2's alone)
+process.exitCode = results.some((r) => r.code !== 0) ? 1 : 0;
