@@ -1,7 +1,9 @@
 // @ts-check
-// A fresh canvas costs about 1.5 ms (backing store) per 800x400 render: the last few sizes
-// keep theirs. ctx.reset() clears the bitmap and every bit of context state, so a reused
-// canvas draws exactly what a new one would (test/integration/fidelity.test.ts,
+// A fresh canvas costs about 1.5 ms (backing store) per 800x400 render: the sizes drawn last
+// keep theirs, as many as fit in KEEP_TOTAL_PIXELS of backing store (64 MB; the least recently
+// used size goes first), so traffic in a few dozen sizes reuses them as a peer that keeps a
+// canvas per size does. ctx.reset() clears the bitmap and every bit of context state, so a
+// reused canvas draws exactly what a new one would (test/integration/fidelity.test.ts,
 // fidelity-versions.test.ts). Canvases over 4M output pixels are never kept.
 //
 // At a device pixel ratio, Chart.js reads the canvas's size (width x height), sets it to the
@@ -12,8 +14,9 @@
 // store's, and setting one of them to the size it has anyway (the plain or the scaled one)
 // resets the context as a real resize does, without reallocating. Any other size is a real
 // resize (caller code resizing the canvas: render() then refuses the image).
-var KEEP_CANVASES = 3;
+var KEEP_CANVASES = 64;
 var KEEP_MAX_PIXELS = 4000000;
+var KEEP_TOTAL_PIXELS = 16000000;
 var canvases = [];
 var defineProperty = Object.defineProperty;
 var setWidth = /** @type {Function} */ (/** @type {PropertyDescriptor} */ (getDescriptor(HTMLCanvasElement.prototype, 'width')).set);
@@ -72,6 +75,7 @@ function keptCanvas(width, height, ratio) {
     width: width,
     height: height,
     ratio: ratio,
+    pixels: device.width * device.height,
     /** Back to width x height, cleared, if the backing store still has the scaled size. */
     renew: function () {
       if (apply(canvasWidth, canvas, []) !== device.width || apply(canvasHeight, canvas, []) !== device.height) return false;
@@ -96,7 +100,15 @@ function canvasFor(width, height, ratio) {
   if (width * height * ratio * ratio <= KEEP_MAX_PIXELS) {
     var kept = keptCanvas(width, height, ratio);
     canvases.unshift(kept);
-    if (canvases.length > KEEP_CANVASES) canvases.pop();
+    var total = 0;
+    for (var j = 0; j < canvases.length; j++) {
+      total += canvases[j].pixels;
+      // the least recently used go first; the one just made always stays
+      if (j > 0 && (total > KEEP_TOTAL_PIXELS || j >= KEEP_CANVASES)) {
+        canvases.length = j;
+        break;
+      }
+    }
     return kept.canvas;
   }
   var canvas = document.createElement('canvas');
