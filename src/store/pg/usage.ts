@@ -48,7 +48,7 @@ export function pgRequestCounts(db: PgDb): RequestCounts {
   });
 }
 
-export function pgUsage(db: PgDb, requests: RequestCounts = pgRequestCounts(db)): UsageStore {
+export function pgUsage(db: PgDb, requests: RequestCounts): UsageStore {
   return {
     async reserve(accountId, periodStart, cap, { owner, now, leaseMs }) {
       const r = await retryAborted(() => db.one<{ id: number | null }>(RESERVE, [accountId, periodStart, cap, owner, now, leaseMs]));

@@ -61,7 +61,7 @@ export function sqliteRequestCounts(db: DB): RequestCounts {
   });
 }
 
-export function sqliteUsage(db: DB, requests: RequestCounts = sqliteRequestCounts(db)): UsageStore {
+export function sqliteUsage(db: DB, requests: RequestCounts): UsageStore {
   const used = db.prepare<[string, number], { used: number }>('SELECT used FROM usage_counters WHERE account_id = ? AND period_start = ?');
   const held = db.prepare<[string, number], { n: number }>('SELECT COUNT(*) AS n FROM usage_reservations WHERE account_id = ? AND period_start = ?');
   const expire = db.prepare('DELETE FROM usage_reservations WHERE account_id = ? AND period_start = ? AND lease_until <= ?');
