@@ -2,6 +2,7 @@
 // ratios and targets, CPU per render by process, and every config beside its floor.
 import type { WrkResult } from '../wrk.js';
 import type { Floors } from './floor.js';
+import type { Layers } from './layers.js';
 import type { SideResult } from './run.js';
 
 interface Pair {
@@ -26,6 +27,8 @@ interface Results {
   line100k: Pair;
   cacheHits: Record<string, { chartshot: WrkResult; bare: WrkResult & { bytes: number } }>;
   floor: Floors;
+  /** absent in results written before the layers were measured */
+  layers?: Layers;
   perConfig: Array<{ name: string; callbacks: boolean; unicode: boolean; chartshotMs: number; peerMs: number; ratio: number; floorMs: number }>;
   sums: { chartshotMs: number; peerMs: number; floorMs: number; ratio: number };
   efficiency: { meanFloorMs: number; floorAllowsPerSecond: number; measuredC4PerSecond: number; efficiencyC4: number; peerC4PerSecond: number };
@@ -98,9 +101,36 @@ export function summaryMarkdown(r: Results): string {
     '',
     `In-page floor: 100x100 bar ${r.floor.bar100Ms} ms, 100x100 doughnut ${r.floor.doughnut100Ms} ms, 100,000-point line ${r.floor.line100kMs} ms (${r.floor.rendersEach} renders per config).`,
     '',
+    ...layersSection(r),
     '## Per config (1 in flight, medians)',
     '',
     cfgRows.join('\n'),
     '',
   ].join('\n');
+}
+
+/** Where a render's cost goes: the headline's HTTP rows beside the same work without HTTP, and the page alone. */
+function layersSection(r: Results): string[] {
+  const L = r.layers;
+  if (!L) return [];
+  const c4 = r.corpusC4.chartshot;
+  const allows = r.efficiency.floorAllowsPerSecond;
+  const eff = (perSecond: number) => r2(perSecond / allows);
+  const cpu = (c: Record<string, number | undefined>) => `${c['node server']} / ${c['browser process']} / ${c.renderers}`;
+  const httpTotal = c4.cpu[SIDE]!;
+  return [
+    '## Where the cost goes, layer by layer',
+    '',
+    `The same corpus at 4 in flight and the same 100x100 bar, measured without the layers above each step (bench/honest/layers.ts): on a Renderer of ${L.service.pages} pages in the bench's own process, after the server and the peer stopped (so not side by side with the peer). The render use case is the service's (RenderService: a keyed caller's budgets, image limit and deadline) with no HTTP, auth, limits or store. "In the page, the corpus in turn" is the floor's measurement with a different config each render, as traffic does (the floor repeats one config, which keeps V8's code for it hot).`,
+    '',
+    '| layer | corpus at 4 in flight | CPU ms per render: Node / browser / renderers (total) | efficiency (of the floor\'s ' + allows + '/s) | 100x100 bar p50 |',
+    '|---|---|---|---|---|',
+    `| in the page, per-config floor (one config repeated) | - | renderers' main thread ${r.efficiency.meanFloorMs} (mean) | 1 by definition | ${r.floor.bar100Ms} ms |`,
+    `| in the page, the corpus in turn | - | ${cpu(L.inPageMixCpu)} (${L.inPageMixCpu.total}); timed in the page ${L.inPageMixMs} | - | - |`,
+    `| render use case, no HTTP (${L.service.renders} renders) | ${L.service.perSecond}/s | ${cpu(L.service.cpu)} (${L.service.cpu.total}) | ${eff(L.service.perSecond)} | ${L.bar100P50Ms} ms |`,
+    `| over HTTP (the headline rows) | ${c4.perSecond}/s | ${cpu(c4.cpu)} (${httpTotal}, load generator ${c4.cpu['load generator']} included) | ${eff(c4.perSecond)} | ${r.small.bar.chartshot.p50Ms} ms |`,
+    '',
+    `Efficiency ${'>='} 0.75 needs at most ${r2(r.efficiency.meanFloorMs / 0.75)} ms of CPU per render on these ${r.machine.cores} cores, everything included; the renderers alone spend ${L.inPageMixCpu.renderers} ms per render on the corpus in turn with no CDP answer, no HTTP and no Node work to speak of.`,
+    '',
+  ];
 }
