@@ -1,0 +1,33 @@
+// The real server (config, store, services, Koa chain, fast path) of a built checkout with its
+// renderer replaced by a stub that answers every render with a fixed 4 KB PNG on the next turn
+// of the event loop: the Node CPU of a request without Chromium, for bench/chain-ab.ts.
+//   node bench/stub-serve.mjs <checkout>   (environment as `chartshot serve` reads it)
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+const dir = resolve(process.argv[2] ?? '.');
+const load = (p) => import(pathToFileURL(`${dir}/dist/${p}`).href);
+const { Renderer } = await load('render/renderer.js');
+const PNG = Buffer.alloc(4096, 7).toString('base64');
+Renderer.prototype.start = async function start() {
+  this.print = { header: () => 'chartjs=4.4.9; chromium=0; fonts=stub' };
+};
+Renderer.prototype.render = function render() {
+  return new Promise((r) => setImmediate(() => r({ ok: true, data: PNG, ms: 1, ranFunctions: false, needsReset: false })));
+};
+Renderer.prototype.close = async function close() {};
+const { loadConfig } = await load('config.js');
+const { startServer } = await load('main.js');
+const running = await startServer(loadConfig(process.env), { schedulerIntervalMs: 0, outbox: { pollMs: 0 } });
+process.on('SIGTERM', () => running.close().then(() => process.exit(0)));
+if (process.env.STUB_HEAP_PROFILE) {
+  // allocation sampling between SIGUSR2 and SIGUSR1 (collected objects included), written as JSON
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const s = new Session();
+  s.connect();
+  process.on('SIGUSR2', () => void s.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }));
+  process.on('SIGUSR1', async () => {
+    const { profile } = await s.post('HeapProfiler.stopSampling');
+    writeFileSync(process.env.STUB_HEAP_PROFILE, JSON.stringify(profile));
+  });
+}
