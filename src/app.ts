@@ -7,20 +7,14 @@ import type { KeyUse } from './services/dashboard/keyUse.js';
 import type { UsageService } from './services/usage.js';
 import type { Clock } from './clock.js';
 import { errorMapper, jsonError } from './http/errors.js';
-import { requestId } from './http/requestId.js';
-import { accessLog } from './http/accessLog.js';
-import { requestMetrics, type RequestObserver } from './http/requestMetrics.js';
-import { timing } from './http/timing.js';
-import { noRoute } from './http/noRoute.js';
-import { requestAnalytics } from './http/requestAnalytics.js';
+import type { RequestObserver } from './http/requestMetrics.js';
+import { envelope } from './http/envelope.js';
 import { BodyReader } from './http/body.js';
 import { BodyBudget } from './http/bodyBudget.js';
-import { lingerUnreadBody } from './http/linger.js';
-import { queryParser } from './http/query.js';
 import { apiKeyAuth, sessionAuth } from './http/auth.js';
 import { rateLimit } from './http/rateLimit.js';
 import { metricsTokenAuth } from './http/metricsAuth.js';
-import { buildRouter, errorFormatOf } from './http/router.js';
+import { buildRouter, errorFormatOf, type Guards } from './http/router.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
 import type { ErrorImageService } from './services/errorImages.js';
 import type { RouteEntry } from './http/route.js';
@@ -41,7 +35,8 @@ import { dashboardRoutes, type DashboardRouteDeps } from './http/dashboard/route
 import { dashboardSessionAuth } from './http/dashboard/auth.js';
 import { openPage } from './http/dashboard/pageTools.js';
 import { mcpRoutes, type McpRouteDeps } from './http/routes/mcp.js';
-import { traceRoute, tracedGuards } from './http/tracing.js';
+import { tracedGuards } from './http/tracing.js';
+import { tracingOn } from './tracing.js';
 
 /** What the HTTP layer calls: each route module's own deps, plus auth and rate limits. */
 export type AppDeps = ChartRouteDeps &
@@ -119,7 +114,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true; // errors are logged by the error mapper, once
   const bodies = bodyReaderOf(deps);
   const table = routeTable(deps, bodies);
-  const router = buildRouter(table, tracedGuards({
+  const guards: Guards = {
     page: openPage,
     body: bodies,
     auth: {
@@ -132,25 +127,23 @@ export function createApp(deps: AppDeps): Koa {
       dashboardSession: dashboardSessionAuth(deps.dashboardSessions),
     },
     rateLimit: { generation: rateLimit(deps), render: rateLimit(deps, { decideWhileRendering: true }), request: rateLimit(deps, { generation: false }) },
-  }));
-  // Outermost first: the id, log line and metrics see the final status of every answer,
-  // errors mapped included; timing covers everything inside them.
-  app.use(requestId());
-  app.use(accessLog(deps.log));
-  app.use(requestMetrics(deps.requestObserver));
-  app.use(timing());
-  // an answer to a request whose body was not read whole (refused before it, or no route)
-  // closes the connection after a bounded drain, so the client still reads it
-  app.use(lingerUnreadBody());
-  // one error path: each route's errors in the format it declares (QuickChart's: an image)
-  app.use(errorMapper(deps.log, { formatOf: errorFormatOf(router, table), writers: { json: jsonError, quickchart: quickChartErrorWriter(deps) } }));
-  app.use(noRoute());
-  app.use(requestAnalytics(deps.usage, deps.log));
-  // before auth and routing: every reader of ctx.query gets one bounded, linear parse
-  app.use(queryParser());
-  // route -> auth -> rate limit -> body: each route reads its own body (router.ts)
-  app.use(traceRoute());
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  };
+  // auth and rate limits as spans of their own only while tracing is on: off, nothing wraps them
+  const tracing = tracingOn();
+  const { router, routes } = buildRouter(table, tracing ? tracedGuards(guards) : guards);
+  // Outside every route, in one frame (envelope.ts): id, access log, metrics, timing, the
+  // lingering close, the one error mapper (each route's errors in the format it declares),
+  // no route, request analytics, the query parse; then the route -> auth -> rate limit -> body
+  // chain of the request's route (router.ts)
+  app.use(
+    envelope({
+      log: deps.log,
+      observer: deps.requestObserver,
+      usage: deps.usage,
+      answerError: errorMapper(deps.log, { formatOf: errorFormatOf(router, table), writers: { json: jsonError, quickchart: quickChartErrorWriter(deps) } }),
+      traceRoute: tracing,
+    }),
+  );
+  app.use(routes);
   return app;
 }

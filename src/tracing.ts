@@ -47,6 +47,11 @@ export function tracer(): Tracing {
   return current;
 }
 
+/** True while a server's tracing runs: what is only there for spans (the HTTP guards' wrappers) is installed only then. */
+export function tracingOn(): boolean {
+  return current !== off;
+}
+
 /** Starts OpenTelemetry when config.otel is set (null otherwise: nothing loaded). */
 export async function startTracing(config: Config, log: Logger): Promise<ActiveTracing | null> {
   if (!config.otel) return null;

@@ -1,5 +1,5 @@
 // One "request" log line per answered request, with its final status (errors already mapped).
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import { redactUrl, type Logger } from '../log.js';
 import { durationOf } from './timing.js';
 
@@ -18,12 +18,7 @@ export function logRequest(log: Logger, line: RequestLine): void {
   log.info({ ...line, url: redactUrl(line.url), ms: Math.round(line.ms * 10) / 10 }, 'request');
 }
 
-export function accessLog(log: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } finally {
-      if (log.isLevelEnabled('info')) logRequest(log, { requestId: String(ctx.state.requestId), method: ctx.method, url: ctx.url, status: ctx.status, ms: durationOf(ctx), ip: ctx.ip });
-    }
-  };
+/** The answered request's line, last thing in the envelope (envelope.ts): its final status, errors already mapped. */
+export function logAnswer(log: Logger, ctx: Context): void {
+  if (log.isLevelEnabled('info')) logRequest(log, { requestId: String(ctx.state.requestId), method: ctx.method, url: ctx.url, status: ctx.status, ms: durationOf(ctx), ip: ctx.ip });
 }

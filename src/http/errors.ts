@@ -1,7 +1,7 @@
 // The one place errors become HTTP. Each route declares its error format (route.ts
 // ErrorFormat): the error object {error, detail} (json), or QuickChart's image and header
 // (quickchartErrors.ts). Unknown errors are 500 internal_error with the stack in the log only.
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { AppError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 import { describeStorageFailure, StorageError } from '../store/errors.js';
@@ -32,25 +32,24 @@ export const jsonError: ErrorWriter = (ctx, e) => {
 
 const JSON_ONLY: ErrorFormats = { formatOf: () => 'json', writers: { json: jsonError, quickchart: jsonError } };
 
-export function errorMapper(log: Logger, formats: ErrorFormats = JSON_ONLY): Middleware {
+/** Answers what a request threw (the envelope's catch, envelope.ts): logged when 5xx, then written in the route's format. */
+export type ErrorAnswer = (ctx: Context, err: unknown) => Promise<void>;
+
+export function errorMapper(log: Logger, formats: ErrorFormats = JSON_ONLY): ErrorAnswer {
   const logFailure = (ctx: Context, err: unknown) => {
     const storage = storageFailure(err);
     log.error({ requestId: ctx.state.requestId, err, url: redactUrl(ctx.url), method: ctx.method }, storage ? `request failed: ${storage}` : 'request failed');
   };
-  return async (ctx, next) => {
+  return async (ctx, err) => {
+    const appErr = toAppError(err);
+    if (appErr.status >= 500) logFailure(ctx, err);
     try {
-      await next();
-    } catch (err) {
-      const appErr = toAppError(err);
-      if (appErr.status >= 500) logFailure(ctx, err);
-      try {
-        await formats.writers[formats.formatOf(ctx)](ctx, appErr);
-      } catch (writeErr) {
-        // the format could not be written (e.g. its error image): the error object, as any route's
-        const e = toAppError(writeErr);
-        if (e.status >= 500) logFailure(ctx, writeErr);
-        jsonError(ctx, e);
-      }
+      await formats.writers[formats.formatOf(ctx)](ctx, appErr);
+    } catch (writeErr) {
+      // the format could not be written (e.g. its error image): the error object, as any route's
+      const e = toAppError(writeErr);
+      if (e.status >= 500) logFailure(ctx, writeErr);
+      jsonError(ctx, e);
     }
   };
 }

@@ -7,7 +7,7 @@
 // nginx's proxy_request_buffering off) would get a broken pipe or a reset instead of its 400.
 import type { Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 
 /** Longest a closing connection is drained after its answer. */
 export const LINGER_MS = 5_000;
@@ -65,15 +65,9 @@ export function lingerClose(ctx: Context): void {
 }
 
 /**
- * Outermost (inside the error mapper's answer): any answer to a request whose body was not
- * read whole lingers, whatever refused it (no route, no key, a limit) or did not read it.
+ * After the answer is made, errors mapped included (envelope.ts): any answer to a request whose
+ * body was not read whole lingers, whatever refused it (no route, no key, a limit) or did not read it.
  */
-export function lingerUnreadBody(): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } finally {
-      if (hasUnreadBody(ctx.req)) lingerClose(ctx);
-    }
-  };
+export function lingerIfUnread(ctx: Context): void {
+  if (hasUnreadBody(ctx.req)) lingerClose(ctx);
 }

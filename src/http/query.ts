@@ -1,7 +1,7 @@
 // The query string, parsed once per request in linear time and capped in size, before
 // authentication and routing. Koa's own ctx.query calls URLSearchParams.getAll once per key,
 // which is quadratic in repeated keys (8,000 of them cost 0.45 s of event loop per request).
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import { checkRequestTarget } from '../chart/open.js';
 import { invalidConfig, invalidInput } from '../errors.js';
 
@@ -40,21 +40,18 @@ export function parseQuery(raw: string, maxParams = MAX_QUERY_PARAMS): ParsedQue
 }
 
 /**
- * Parses ctx.querystring once and puts the result where ctx.query reads it, so that every
+ * Before auth and routing (envelope.ts): parses ctx.querystring once and puts the result where ctx.query reads it, so that every
  * later reader (auth's api_key, validate, routes) gets this bounded parse. Too many parameters:
  * 400 invalid_input, or invalid_config on the open endpoint (which answers with its own codes).
  */
-export function queryParser(maxParams = MAX_QUERY_PARAMS): Middleware {
-  return async (ctx, next) => {
-    const open = OPEN_CHART.test(ctx.path);
-    // the open endpoint answers an over-long target with its own code before anything else
-    if (open) checkRequestTarget(ctx.originalUrl);
-    const parsed = parseQuery(ctx.querystring, maxParams);
-    if (!parsed) {
-      const detail = `the query string has more than ${maxParams} parameters`;
-      throw open ? invalidConfig(detail) : invalidInput(detail);
-    }
-    Object.defineProperty(ctx.request, 'query', { value: parsed, writable: true, configurable: true, enumerable: true });
-    await next();
-  };
+export function parseRequestQuery(ctx: Context, maxParams = MAX_QUERY_PARAMS): void {
+  const open = OPEN_CHART.test(ctx.path);
+  // the open endpoint answers an over-long target with its own code before anything else
+  if (open) checkRequestTarget(ctx.originalUrl);
+  const parsed = parseQuery(ctx.querystring, maxParams);
+  if (!parsed) {
+    const detail = `the query string has more than ${maxParams} parameters`;
+    throw open ? invalidConfig(detail) : invalidInput(detail);
+  }
+  Object.defineProperty(ctx.request, 'query', { value: parsed, writable: true, configurable: true, enumerable: true });
 }

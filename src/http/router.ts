@@ -1,9 +1,11 @@
 // The route table made a router: each route's chain reads (page ->) auth -> rate limit -> body ->
 // precheck -> input -> handler, built from its descriptor. A body is read only once the path
 // matched and the caller passed authentication and the rate limit, with the limit of its
-// caller's class: a request the router does not match is answered 404 without reading it.
+// caller's class: a request the router does not match is answered 404 without reading it. A
+// request whose method and path are exactly those of a route without parameters, which no other
+// route also takes, goes straight to that route's chain; the rest goes through @koa/router's scan.
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { authReadsBody, isAsset, type ErrorFormat, type RouteAuth, type RouteDescriptor, type RouteEntry, type RouteRateLimit, type StaticAsset } from './route.js';
 import { inputReader } from './validate.js';
 import type { BodyReader } from './body.js';
@@ -19,12 +21,21 @@ export interface Guards {
   body: Pick<BodyReader, 'json'>;
 }
 
-export function buildRouter(entries: readonly RouteEntry[], guards: Guards): Router {
+/** The route table as @koa/router holds it, and its middleware: exact paths first, then the scan. */
+export interface BuiltRouter {
+  router: Router<State>;
+  routes: Middleware;
+}
+
+export function buildRouter(entries: readonly RouteEntry[], guards: Guards): BuiltRouter {
   const router = new Router<State>();
+  const chains: Array<{ method: string; path: string; chain: RouterMiddleware<State>[] }> = [];
   for (const e of entries) {
     if (isAsset(e)) {
       const { file } = e;
-      router.get(e.path, (ctx) => sendFile(ctx, file));
+      const send: RouterMiddleware<State> = (ctx) => sendFile(ctx, file);
+      router.get(e.path, send);
+      chains.push({ method: 'GET', path: e.path, chain: [send] });
       continue;
     }
     const chain: RouterMiddleware<State>[] = [];
@@ -46,8 +57,49 @@ export function buildRouter(entries: readonly RouteEntry[], guards: Guards): Rou
     chain.push(limit ? (ctx) => limit(ctx, (pending) => rest(ctx, pending)) : (ctx) => rest(ctx, undefined));
     // pages keep the exact match they always had; the API ignores case and a trailing slash
     router.register(e.path, e.method === 'ANY' ? router.methods : [e.method], chain, e.page ? { sensitive: true, strict: true } : {});
+    if (e.method !== 'ANY') chains.push({ method: e.method, path: e.path, chain });
   }
-  return router;
+  return { router, routes: exactFirst(router, chains) };
+}
+
+/** A path without parameters, wildcards or optional parts: one request path matches it as written. */
+const isExactPath = (path: string): boolean => !/[:*?()]/.test(path);
+
+/**
+ * The router's middleware with a table of exact paths in front: a request whose method and path
+ * are exactly those of a route without parameters runs that route's chain, with what the router
+ * would leave on the context (the route's pattern, no params). A path is in the table only when
+ * the scan itself would run that one route and nothing else for it (no earlier pattern and no
+ * second route takes the same method and path), so both ways answer alike; anything else (case
+ * or trailing-slash variants, HEAD, patterns, no route: 404/405) goes through the scan. The scan
+ * tests every route's regular expression in turn, which cost about as much as the rest of the
+ * routing together.
+ */
+function exactFirst(router: Router<State>, chains: ReadonlyArray<{ method: string; path: string; chain: RouterMiddleware<State>[] }>): Middleware {
+  const exact = new Map<string, Middleware>();
+  for (const { method, path, chain } of chains) {
+    if (!isExactPath(path)) continue;
+    const taken = router.match(path, method).pathAndMethod;
+    if (taken.length !== 1 || taken[0]!.path !== path) continue;
+    const run = sequence(chain as Middleware[]);
+    exact.set(`${method} ${path}`, (ctx, next) => {
+      const c = ctx as RouterContext<State> & { _matchedRoute?: string };
+      c._matchedRoute = path;
+      c.params = {};
+      return run(ctx, next);
+    });
+  }
+  const routes = router.routes() as Middleware;
+  const allowed = router.allowedMethods() as Middleware;
+  const scan: Middleware = (ctx, next) => routes(ctx, () => allowed(ctx, next));
+  const dispatch: Middleware = (ctx, next) => (exact.get(`${ctx.method} ${ctx.path}`) ?? scan)(ctx, next);
+  // as @koa/router's own middleware names its router (what reads the route table from an app finds it)
+  return Object.assign(dispatch, { router });
+}
+
+/** Middlewares run one inside the next, as the router runs a route's chain. */
+function sequence(chain: readonly Middleware[]): Middleware {
+  return chain.reduceRight<Middleware>((inner, mw) => (ctx, next: Next) => mw(ctx, () => inner(ctx, next)), (_ctx, next) => next());
 }
 
 /**

@@ -1,19 +1,13 @@
-// Measures how long the rest of the chain took, error mapping included, as ctx.state.durationMs
-// for the access log and the request metrics outside it (both then report the same duration).
-import type { Context, Middleware } from 'koa';
+// How long a request took, error mapping included: the envelope (envelope.ts) measures it around
+// everything but the log line and the metrics, which then report the same duration.
+import type { Context } from 'koa';
 
-export function timing(): Middleware {
-  return async (ctx, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      ctx.state.durationMs = performance.now() - started;
-    }
-  };
+/** Notes the request's duration since `startedMs` (performance.now()) as ctx.state.durationMs. */
+export function noteDuration(ctx: Context, startedMs: number): void {
+  ctx.state.durationMs = performance.now() - startedMs;
 }
 
-/** The duration timing() measured; 0 when it did not run (nothing inside it was reached). */
+/** The duration noteDuration() noted; 0 when it did not run. */
 export function durationOf(ctx: Context): number {
   return ctx.state.durationMs ?? 0;
 }

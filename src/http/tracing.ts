@@ -1,6 +1,6 @@
 // The HTTP side of tracing: auth and rate-limit guards as spans of their own, and the matched
-// route on the request's span. No-ops (one call each) while tracing is off.
-import type { Middleware } from 'koa';
+// route on the request's span. Installed only while tracing is on (app.ts): off, they cost nothing.
+import type { Context, Middleware } from 'koa';
 import { tracer } from '../tracing.js';
 import type { Guards } from './router.js';
 import type { RateLimitStep } from './rateLimit.js';
@@ -28,14 +28,8 @@ export function tracedGuards(g: Guards): Guards {
   return { ...g, auth: wrap('auth', g.auth, step), rateLimit: wrap('rate limit', g.rateLimit, rateStep) };
 }
 
-/** After the router: the route template (`/v1/chart/:id`), never the raw path, on the request's span. */
-export function traceRoute(): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } finally {
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute;
-      if (route) tracer().setRequest({ 'http.route': route });
-    }
-  };
+/** After the router (envelope.ts, while tracing is on): the route template (`/v1/chart/:id`), never the raw path, on the request's span. */
+export function traceRouteOf(ctx: Context): void {
+  const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+  if (route) tracer().setRequest({ 'http.route': route });
 }
