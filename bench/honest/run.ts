@@ -118,12 +118,15 @@ async function main() {
 
   let floors: Floors;
   try {
-    // Warm both sides over the whole corpus (JIT, fonts, one canvas per size in the peer), six
-    // times: both get faster over their first few hundred renders (V8 keeps optimising as the
-    // configs vary), chartshot from ~87 to ~105/s at 4 in flight, the peer from ~60 to ~68/s;
-    // steady state is what a long-running service and peer see.
-    await cs(bodies, 4).go(bodies.length * n(6, 1));
-    await pr(bodies, 4).go(bodies.length * n(6, 1));
+    // Warm both sides over the whole corpus (JIT, fonts, one canvas per size in the peer), 24
+    // times (1,152 renders each): both get faster over their first thousand or so renders (V8
+    // keeps optimising as the configs vary): chartshot from ~87 to ~105/s at 4 in flight, its
+    // Node server from 2.2 to 1.1-1.3 ms per render (bench/perf-node-chain-2026-11-26.md), the
+    // peer from ~60 to ~68/s. Steady state is what a long-running service and peer see; what
+    // it leaves out is chartshot's page recycling (PAGE_MAX_RENDERS): a recycled page warms
+    // again, about 0.25 ms per render amortised (the closing note of issue 27's session 9).
+    await cs(bodies, 4).go(bodies.length * n(24, 1));
+    await pr(bodies, 4).go(bodies.length * n(24, 1));
     log('warm');
 
     results.corpusC1 = await sideBySide('corpus', bodies, 1, bodies.length);
