@@ -45,7 +45,7 @@ function pageRequest(e: CorpusEntry): PageRequest {
   return { config: b.chart, width: b.width, height: b.height, format: 'png', backgroundColor: b.backgroundColor, allowFunctions: e.callbacks, watermark: null };
 }
 
-export async function measureLayers(dataDir: string, corpus: CorpusEntry[], cycles: number, renders: number): Promise<Layers> {
+export async function measureLayers(dataDir: string, corpus: CorpusEntry[], cycles: number, renders: number, warmCycles: number): Promise<Layers> {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, POOL_SIZE: String(cpus().length), LOG_LEVEL: 'silent' });
   const pool = await startPool(config, createLogger('silent'));
   const roots = { server: process.pid, loadGenerator: process.pid };
@@ -61,8 +61,8 @@ export async function measureLayers(dataDir: string, corpus: CorpusEntry[], cycl
         }
       }));
     };
-    // warm every page over the corpus, as the server was warmed
-    await run(corpus.length * 4, 4);
+    // warm the pages and this process over the corpus 24 times, as the server was warmed
+    await run(corpus.length * warmCycles, 4);
     const before = cpuSnapshot(roots);
     const t0 = performance.now();
     await run(renders, 4);

@@ -158,7 +158,7 @@ async function main() {
     results.floor = floors;
     log('floors measured');
     // the same work without HTTP, then without CDP: where the rest of a render's cost goes
-    results.layers = await measureLayers(dataDir, corpus, n(4, 1), n(480, 96));
+    results.layers = await measureLayers(dataDir, corpus, n(4, 1), n(480, 96), n(24, 1));
     log('layers measured');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
