@@ -118,6 +118,14 @@ export interface PageFailure {
 
 export type PageAnswer = PageResult | PageFailure;
 
+/**
+ * A render as it crosses CDP (ChartshotApi.renderWire): the PageRequest as JSON text in, and
+ * out one string: the PageAnswer without `data` as JSON, a newline, then `data` (empty for a
+ * PageFailure). JSON text holds no raw newline, so the first one ends the fields.
+ */
+export type RequestText = string;
+export type AnswerText = string;
+
 /** window.chartshot.floor's answer: in-page cost per render, for the benchmark. */
 export interface FloorResult {
   msPerRender: number;
@@ -130,6 +138,8 @@ export interface ChartshotApi {
   /** Takes the limits, once per page load, before any render (a second call throws): true. */
   init(limits: PageLimits): true;
   render(req: PageRequest): PageAnswer | Promise<PageAnswer>;
+  /** render() with the request and the answer as text (RequestText, AnswerText): how Node calls it. */
+  renderWire(text: RequestText): AnswerText | Promise<AnswerText>;
   /** The same request rendered n times (1 to maxFloorRenders) in one call. */
   floor(req: PageRequest, n: number): Promise<FloorResult>;
   /** The Chart.js major version this page draws. */

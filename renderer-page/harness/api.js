@@ -17,6 +17,57 @@ async function floor(req, n) {
   return { msPerRender: (performance.now() - t0) / n, ok: ok };
 }
 
+/**
+ * One render as it crosses CDP from Node (src/render/page.ts): the request as one JSON text,
+ * the answer as one string, its fields as JSON, then a newline, then the image (base64 PNG or
+ * SVG text; nothing after the newline for a refused render). Text both ways because Chromium
+ * turns a protocol object into a V8 object by compiling it as a script, and back by walking
+ * it; one string each way costs the three processes less per call (bench/cdp-shape.ts,
+ * decision 0031). The request is still data: parsed with the saved JSON.parse, never run.
+ * @param {string} text
+ * @returns {string | Promise<string>}
+ */
+function renderWire(text) {
+  var req;
+  try {
+    if (typeof text !== 'string') throw new Error('request must be JSON text');
+    req = apply(jsonParse, JSON, [text]);
+  } catch (e) {
+    var bad = outcome(false);
+    bad.error = 'the request is not JSON: ' + shortMessage(e);
+    bad.ranFunctions = false;
+    bad.needsReset = false;
+    return answerText(/** @type {import('../protocol').PageAnswer} */ (bad));
+  }
+  var out = render(req);
+  return isPromise(out) ? answerLater(out) : answerText(/** @type {import('../protocol').PageAnswer} */ (out));
+}
+
+/** An async function's promise, told by its prototype (saved at load), not by anything it inherits.
+ * @param {unknown} x
+ * @returns {x is Promise<import('../protocol').PageAnswer>} */
+function isPromise(x) {
+  return x !== null && typeof x === 'object' && apply(getPrototype, Object, [x]) === promisePrototype;
+}
+
+/** @param {Promise<import('../protocol').PageAnswer>} p */
+async function answerLater(p) {
+  return answerText(await p);
+}
+
+/**
+ * The answer on the wire: its own object (no prototype, primitive fields: nothing for
+ * JSON.stringify to call) as JSON with the image left out, a newline (JSON text has none), the image.
+ * @param {import('../protocol').PageAnswer} a
+ * @returns {string}
+ */
+function answerText(a) {
+  var d = /** @type {PageAnswerDraft} */ (a);
+  var image = d.ok === true && typeof d.data === 'string' ? d.data : '';
+  d.data = undefined;
+  return apply(jsonStringify, JSON, [d]) + '\n' + image;
+}
+
 // ---- after a render whose functions were all proven pure ---------------------------------
 // pure.js says they could only read and compute; this confirms, for the state a page keeps
 // between renders that can be read at once (globals, storage, cookies, window.name), that
@@ -36,7 +87,7 @@ function keptNothing() {
 // limits (src/render/page.ts load), then one plain-data request per render. Every field of the
 // requests and answers: renderer-page/protocol.d.ts.
 /** @type {Readonly<import('../protocol').ChartshotApi>} */
-var api = Object.freeze({ init: init, render: render, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && Images && MAJOR >= 2) });
+var api = Object.freeze({ init: init, render: render, renderWire: renderWire, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && Images && MAJOR >= 2) });
 // read-only, but configurable so that loading the harness again in the same realm still works
 Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
 globalsAtLoad = ownNames(window).length;

@@ -90,6 +90,10 @@ var strCharCodeAt = String.prototype.charCodeAt;
 var perfNow = performance.now;
 var perf = performance;
 var jsonParse = JSON.parse;
+var jsonStringify = JSON.stringify;
+var getPrototype = Object.getPrototypeOf;
+// what render() returns for a request that waits (a deflated config, images): the intrinsic's prototype
+var promisePrototype = Promise.prototype;
 // inflating a deflated config (large configs cross CDP deflated as base64)
 var fromBase64 = Uint8Array.fromBase64;
 var BlobCtor = Blob;

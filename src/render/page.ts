@@ -42,7 +42,8 @@ export class RenderError extends Error {
 /** How long an interrupted script may take to stop before its page is replaced. */
 export const INTERRUPT_SETTLE_MS = 1000;
 
-const CALL_RENDER = 'function (req) { return window.chartshot.render(req); }';
+// the request as JSON text, the answer as one string (renderer-page/protocol.d.ts RequestText, AnswerText)
+const CALL_RENDER = 'function (text) { return window.chartshot.renderWire(text); }';
 const CALL_FLOOR = 'function (req, n) { return window.chartshot.floor(req, n); }';
 
 export const WARMUP: PageRequest = {
@@ -109,6 +110,27 @@ export async function quietDomains(page: Page): Promise<void> {
   await client.send('Log.disable');
 }
 
+/**
+ * The page's answer string (renderer-page/protocol.d.ts AnswerText) as the answer object: the
+ * fields' JSON up to the first newline, the image after it. Anything else is no answer
+ * (undefined: call() makes it a crash).
+ */
+export function fromAnswerText(text: unknown): unknown {
+  if (typeof text !== 'string') return undefined;
+  const nl = text.indexOf('\n');
+  if (nl < 0) return undefined;
+  let fields: unknown;
+  try {
+    fields = JSON.parse(text.slice(0, nl));
+  } catch {
+    return undefined;
+  }
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) return undefined;
+  const answer = fields as Record<string, unknown>;
+  if (answer.ok === true) answer.data = text.slice(nl + 1);
+  return answer;
+}
+
 export class RenderPage {
   renders = 0;
   dead = false;
@@ -164,7 +186,7 @@ export class RenderPage {
   /** A request already on the wire (toWire), so that deflating a large config does not hold the
    *  page. `deadlineMs`: this render's deadline (its caller's class); absent: RENDER_TIMEOUT_MS. */
   render(req: WireRequest, deadlineMs?: number): Promise<PageResult> {
-    return this.call<PageResult>(CALL_RENDER, [req], deadlineMs);
+    return this.call<PageResult>(CALL_RENDER, [JSON.stringify(req)], deadlineMs, fromAnswerText);
   }
 
   /**
@@ -249,7 +271,7 @@ export class RenderPage {
     return new RenderError(kind, String(f.error).slice(0, 300), undefined, f.imageBytes);
   }
 
-  private async call<T extends { ok: boolean }>(fn: string, args: unknown[], deadlineMs = this.renderTimeoutMs): Promise<T> {
+  private async call<T extends { ok: boolean }>(fn: string, args: unknown[], deadlineMs = this.renderTimeoutMs, decode?: (value: unknown) => unknown): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     this.interrupted = null;
     const pending = this.send('Runtime.callFunctionOn', {
@@ -274,7 +296,7 @@ export class RenderPage {
         const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
         throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
       }
-      const value = res.result.value as T | undefined;
+      const value = (decode ? decode(res.result.value) : res.result.value) as T | undefined;
       if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
       if (value.ok === false) throw this.failed(value as unknown as PageFailure);
       return value as T;

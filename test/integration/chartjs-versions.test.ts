@@ -380,7 +380,7 @@ describe('Chart.js 2 and 3 beside 4', function () {
 
     it('a JavaScript config cannot reach the harness of the next render (window.chartshot is read-only, and reset)', async () => {
       const clean = await render(req(BAR2, { chartjs: 2 }));
-      const js = "(function(){ try { window.chartshot.render = function(){ return {ok:true,data:'AAAA'}; }; } catch (e) {} try { Object.defineProperty(window, 'chartshot', {value: {render: function(){ return {ok:true,data:'AAAA'}; }}}); } catch (e) {} HTMLCanvasElement.prototype.toDataURL = function(){ return 'data:image/png;base64,AAAA'; }; return {type:'bar',data:{labels:['a'],datasets:[{data:[1]}]}}; })()";
+      const js = "(function(){ try { window.chartshot.render = function(){ return {ok:true,data:'AAAA'}; }; window.chartshot.renderWire = function(){ return '{\"ok\":true}\\nAAAA'; }; } catch (e) {} try { Object.defineProperty(window, 'chartshot', {value: {render: function(){ return {ok:true,data:'AAAA'}; }, renderWire: function(){ return '{\"ok\":true}\\nAAAA'; }}}); } catch (e) {} HTMLCanvasElement.prototype.toDataURL = function(){ return 'data:image/png;base64,AAAA'; }; return {type:'bar',data:{labels:['a'],datasets:[{data:[1]}]}}; })()";
       const own = await render(req({}, { chartjs: 2, configJs: js }));
       // its own image still comes from the harness's saved toDataURL
       expect(decodePng(own).width).to.equal(500);
