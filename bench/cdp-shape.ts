@@ -27,6 +27,13 @@ const page = [...r.livePages()][0] as any;
 const root = r.currentLaunch()!.pid!;
 
 const b = barBody('bar', 100, 100);
+// LABELS=n: a config of n quoted labels and values (a mid-size config crossing undeflated)
+if (process.env.LABELS) {
+  const n = Number(process.env.LABELS);
+  const chart = b.chart as { data: { labels: string[]; datasets: { data: number[] }[] } };
+  chart.data.labels = Array.from({ length: n }, (_, i) => `label "${i}"`);
+  chart.data.datasets[0]!.data = Array.from({ length: n }, (_, i) => i % 17);
+}
 const req = { config: b.chart as Record<string, unknown>, width: 100, height: 100, format: 'png' as const, backgroundColor: 'white', allowFunctions: false, watermark: null };
 const real = await r.render(req);
 const wire = { ...(await toWire({ ...req, memoryBudgetMb: 256, maxImageBytes: 10485760, budget: PAGE_BUDGETS.paid })) };
@@ -53,6 +60,14 @@ const variants: Record<string, () => Promise<unknown>> = {
   'string in, object out': () => send(`function (s) { var req = JSON.parse(s); ${busy} ${objOut} }`, freshJson()),
   'string in, string out': () => send(`function (s) { var req = JSON.parse(s); ${busy} ${strOut} }`, freshJson()),
   'object in, string out': () => send(`function (req) { var w = req.width; ${busy} ${strOut} }`, fresh()),
+  'options text + config text, string out': () => {
+    const { configJson, ...rest } = fresh() as { configJson: string };
+    return page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: `function (o, c) { var req = JSON.parse(o); req.configJson = c; ${busy} ${strOut} }`, objectId: page.windowId, arguments: [{ value: JSON.stringify(rest) }, { value: configJson }], returnByValue: true, awaitPromise: true });
+  },
+  'options text + config text, object out': () => {
+    const { configJson, ...rest } = fresh() as { configJson: string };
+    return page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: `function (o, c) { var req = JSON.parse(o); req.configJson = c; ${busy} ${objOut} }`, objectId: page.windowId, arguments: [{ value: JSON.stringify(rest) }, { value: configJson }], returnByValue: true, awaitPromise: true });
+  },
   'tiny (1 in, 1 out)': () => send(`function (x) { ${busy} return 1; }`, 1),
 };
 

@@ -119,9 +119,11 @@ export interface PageFailure {
 export type PageAnswer = PageResult | PageFailure;
 
 /**
- * A render as it crosses CDP (ChartshotApi.renderWire): the PageRequest as JSON text in, and
- * out one string: the PageAnswer without `data` as JSON, a newline, then `data` (empty for a
- * PageFailure). JSON text holds no raw newline, so the first one ends the fields.
+ * A render as it crosses CDP (ChartshotApi.renderWire): the PageRequest's options (every field
+ * but configJson, configDeflated and configJs) as JSON text, and each of those three texts as
+ * an argument of its own (null when absent); out one string: the PageAnswer without `data` as
+ * JSON, a newline, then `data` (empty for a PageFailure). JSON text holds no raw newline, so
+ * the first one ends the fields.
  */
 export type RequestText = string;
 export type AnswerText = string;
@@ -139,7 +141,7 @@ export interface ChartshotApi {
   init(limits: PageLimits): true;
   render(req: PageRequest): PageAnswer | Promise<PageAnswer>;
   /** render() with the request and the answer as text (RequestText, AnswerText): how Node calls it. */
-  renderWire(text: RequestText): AnswerText | Promise<AnswerText>;
+  renderWire(options: RequestText, configJson: string | null, configDeflated: string | null, configJs: string | null): AnswerText | Promise<AnswerText>;
   /** The same request rendered n times (1 to maxFloorRenders) in one call. */
   floor(req: PageRequest, n: number): Promise<FloorResult>;
   /** The Chart.js major version this page draws. */

@@ -18,20 +18,26 @@ async function floor(req, n) {
 }
 
 /**
- * One render as it crosses CDP from Node (src/render/page.ts): the request as one JSON text,
- * the answer as one string, its fields as JSON, then a newline, then the image (base64 PNG or
- * SVG text; nothing after the newline for a refused render). Text both ways because Chromium
- * turns a protocol object into a V8 object by compiling it as a script, and back by walking
- * it; one string each way costs the three processes less per call (bench/cdp-shape.ts,
- * decision 0031). The request is still data: parsed with the saved JSON.parse, never run.
- * @param {string} text
- * @returns {string | Promise<string>}
+ * One render as it crosses CDP from Node (src/render/page.ts): the request's options as one
+ * JSON text, its three texts that may be long (the config's JSON, the deflated config, a
+ * JavaScript config) each an argument of its own or null; the answer as one string, its fields
+ * as JSON, then a newline, then the image (base64 PNG or SVG text; nothing after the newline
+ * for a refused render). Chromium turns a protocol object argument into a V8 object by
+ * compiling it as a script: the options as text are parsed instead, and a long text crosses
+ * escaped once, never as JSON inside JSON (bench/cdp-shape.ts, decision 0031). The request is
+ * still data: parsed with the saved JSON.parse, never run.
+ * @param {import('../protocol').RequestText} options
+ * @param {string | null} configJson
+ * @param {string | null} configDeflated
+ * @param {string | null} configJs
+ * @returns {import('../protocol').AnswerText | Promise<import('../protocol').AnswerText>}
  */
-function renderWire(text) {
+function renderWire(options, configJson, configDeflated, configJs) {
   var req;
   try {
-    if (typeof text !== 'string') throw new Error('request must be JSON text');
-    req = apply(jsonParse, JSON, [text]);
+    if (typeof options !== 'string') throw new Error('request must be JSON text');
+    req = apply(jsonParse, JSON, [options]);
+    if (!isObject(req)) throw new Error('request must be an object');
   } catch (e) {
     var bad = outcome(false);
     bad.error = 'the request is not JSON: ' + shortMessage(e);
@@ -39,6 +45,10 @@ function renderWire(text) {
     bad.needsReset = false;
     return answerText(/** @type {import('../protocol').PageAnswer} */ (bad));
   }
+  // the texts that crossed on their own (the options never carry them)
+  req.configJson = typeof configJson === 'string' ? configJson : undefined;
+  req.configDeflated = typeof configDeflated === 'string' ? configDeflated : undefined;
+  req.configJs = typeof configJs === 'string' ? configJs : undefined;
   var out = render(req);
   return isPromise(out) ? answerLater(out) : answerText(/** @type {import('../protocol').PageAnswer} */ (out));
 }

@@ -42,8 +42,9 @@ export class RenderError extends Error {
 /** How long an interrupted script may take to stop before its page is replaced. */
 export const INTERRUPT_SETTLE_MS = 1000;
 
-// the request as JSON text, the answer as one string (renderer-page/protocol.d.ts RequestText, AnswerText)
-const CALL_RENDER = 'function (text) { return window.chartshot.renderWire(text); }';
+// the request's options as JSON text, its long texts on their own, the answer as one string
+// (renderer-page/protocol.d.ts RequestText, AnswerText; decision 31)
+const CALL_RENDER = 'function (o, c, d, j) { return window.chartshot.renderWire(o, c, d, j); }';
 const CALL_FLOOR = 'function (req, n) { return window.chartshot.floor(req, n); }';
 
 export const WARMUP: PageRequest = {
@@ -108,6 +109,17 @@ export async function quietDomains(page: Page): Promise<void> {
   await client.send('Network.disable');
   await client.send('Audits.disable');
   await client.send('Log.disable');
+}
+
+/**
+ * renderWire's arguments (renderer-page/protocol.d.ts RequestText): the options as JSON text,
+ * then the config's JSON, the deflated config and the JavaScript config, each as it is or null.
+ * A long text inside the options' JSON would be escaped twice (once there, once in the CDP
+ * message) and parsed twice in the page.
+ */
+export function wireArguments(req: WireRequest): [string, string | null, string | null, string | null] {
+  const { configJson, configDeflated, configJs, ...options } = req as WireRequest & { configJson?: string; configDeflated?: string };
+  return [JSON.stringify(options), configJson ?? null, configDeflated ?? null, configJs ?? null];
 }
 
 /**
@@ -186,7 +198,7 @@ export class RenderPage {
   /** A request already on the wire (toWire), so that deflating a large config does not hold the
    *  page. `deadlineMs`: this render's deadline (its caller's class); absent: RENDER_TIMEOUT_MS. */
   render(req: WireRequest, deadlineMs?: number): Promise<PageResult> {
-    return this.call<PageResult>(CALL_RENDER, [JSON.stringify(req)], deadlineMs, fromAnswerText);
+    return this.call<PageResult>(CALL_RENDER, wireArguments(req), deadlineMs, fromAnswerText);
   }
 
   /**

@@ -214,7 +214,7 @@ describe('hostile configs', function () {
           "Promise.resolve().then(function(){ Chart.defaults.font.family = 'monospace'; }); requestAnimationFrame(function(){ Chart.defaults.color = 'blue'; }); return 's3';",
       ),
       withTitleFn(
-        "var R = window.chartshot.render, W = window.chartshot.renderWire; Object.defineProperty(window, 'chartshot', { value: { render: function(q){ q.config.options = { plugins: { title: { display: true, text: 'HIJACKED' } } }; return R(q); }, renderWire: function(t){ var q = JSON.parse(t); q.configJson = JSON.stringify({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { title: { display: true, text: 'HIJACKED' } } } }); return W(JSON.stringify(q)); }, ready: true }, configurable: true }); return 's4';",
+        "var R = window.chartshot.render, W = window.chartshot.renderWire; Object.defineProperty(window, 'chartshot', { value: { render: function(q){ q.config.options = { plugins: { title: { display: true, text: 'HIJACKED' } } }; return R(q); }, renderWire: function(o, c, d, j){ return W(o, JSON.stringify({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { title: { display: true, text: 'HIJACKED' } } } }), d, j); }, ready: true }, configurable: true }); return 's4';",
       ),
       withTitleFn("Object.prototype.toJSON = function(){ return { ok: true, data: '', ms: 0, ranFunctions: false }; }; return 's5';"),
     ];

@@ -50,7 +50,7 @@ describe('the page pool', function () {
           plugins: {
             title: {
               display: true,
-              text: "function(){ Chart.register({id:'evil', afterDraw(c){ c.ctx.fillStyle='red'; c.ctx.fillRect(0,0,300,150); }}); window.__stolen = 1; const r = window.chartshot.render; window.chartshot.render = function(q){ window.__last = q; return r(q); }; const w = window.chartshot.renderWire; window.chartshot.renderWire = function(t){ window.__last = t; return w(t); }; return 'x'; }",
+              text: "function(){ Chart.register({id:'evil', afterDraw(c){ c.ctx.fillStyle='red'; c.ctx.fillRect(0,0,300,150); }}); window.__stolen = 1; const r = window.chartshot.render; window.chartshot.render = function(q){ window.__last = q; return r(q); }; const w = window.chartshot.renderWire; window.chartshot.renderWire = function(o, c, d, j){ window.__last = o; return w(o, c, d, j); }; return 'x'; }",
             },
           },
         },

@@ -1,6 +1,24 @@
-// The page's answer string (renderer-page/protocol.d.ts AnswerText) read back on the Node side.
+// The render call's text on the Node side (renderer-page/protocol.d.ts RequestText, AnswerText):
+// the arguments sent, the answer read back.
 import { expect } from 'chai';
-import { fromAnswerText } from '../../src/render/page.js';
+import { fromAnswerText, wireArguments } from '../../src/render/page.js';
+
+describe('wireArguments', () => {
+  const options = { width: 100, height: 80, format: 'png' as const, backgroundColor: null, allowFunctions: false, watermark: null };
+
+  it('the options as JSON text, the config text on its own, as it is', () => {
+    const configJson = '{"type":"bar","data":{"labels":["a \\"b\\""]}}';
+    const [head, json, deflated, js] = wireArguments({ ...options, configJson });
+    expect(JSON.parse(head)).to.deep.equal(options);
+    expect([json, deflated, js]).to.deep.equal([configJson, null, null]);
+  });
+
+  it('a deflated config and a JavaScript config each in their own place, never in the options', () => {
+    const [head, json, deflated, js] = wireArguments({ ...options, allowFunctions: true, configDeflated: 'eJwr', configJs: '({ type: "bar" })' });
+    expect(JSON.parse(head)).to.deep.equal({ ...options, allowFunctions: true });
+    expect([json, deflated, js]).to.deep.equal([null, 'eJwr', '({ type: "bar" })']);
+  });
+});
 
 describe('fromAnswerText', () => {
   it('a drawn image: the fields up to the first newline, the image after it, whole', () => {
