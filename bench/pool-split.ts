@@ -4,7 +4,7 @@
 // renderers). Checkouts alternate per round (A B, then B A) so neither always goes first.
 //
 //   node --import tsx bench/pool-split.ts <checkout A> <checkout B> [rounds] [renders]
-//   KIND=doughnut POOL_SIZE=2 NONCE=0 ...
+//   KIND=doughnut SIDE=800 LABELS=2000 POOL_SIZE=2 NONCE=0 ...
 //
 // Each checkout must be built. Prints one line per round and side, then medians and B/A ratios.
 import { mkdtempSync } from 'node:fs';
@@ -19,6 +19,13 @@ const N = Number(process.argv[5] ?? 400);
 const kind = (process.env.KIND ?? 'bar') as 'bar';
 const size = Number(process.env.SIDE ?? 100);
 const body = barBody(kind, size, size);
+// LABELS=n: n quoted labels and values (a mid-size config that crosses CDP undeflated)
+if (process.env.LABELS) {
+  const n = Number(process.env.LABELS);
+  const chart = body.chart as { data: { labels: string[]; datasets: { data: number[] }[] } };
+  chart.data.labels = Array.from({ length: n }, (_, i) => `label "${i}"`);
+  chart.data.datasets[0]!.data = Array.from({ length: n }, (_, i) => i % 17);
+}
 // every request differs, as the service's traffic does (NONCE=0: the same request every time,
 // which lets Chromium reuse its compile of the CDP argument): a key Chart.js ignores
 let nonce = 0;
