@@ -52,23 +52,53 @@ export function fetchOnce(url: string): Promise<{ status: number; headers: http.
 // Set per connection or per response by node:http itself.
 const OWN = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
-/** wrk against a bare node:http server replaying chartshot's reply to `url` byte for byte. */
-export async function wrkBare(url: string, port: number, seconds: number): Promise<WrkResult & { bytes: number }> {
+/** A bare node:http server replaying chartshot's reply to `url` byte for byte, on `port`, until stop(). */
+export async function startBare(url: string, port: number): Promise<{ url: string; bytes: number; stop(): void }> {
   const reply = await fetchOnce(url);
   const headers = Object.fromEntries(Object.entries(reply.headers).filter(([k]) => !OWN.has(k)));
   const dir = mkdtempSync(join(tmpdir(), 'chartshot-bare-'));
   const file = join(dir, 'reply.json');
   writeFileSync(file, JSON.stringify({ status: reply.status, headers, body: reply.body.toString('base64') }));
   const child = spawn('node', [fileURLToPath(new URL('./bare-server.mjs', import.meta.url)), file, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = () => {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     await new Promise<void>((resolve, reject) => {
       child.stdout!.once('data', () => resolve());
       child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
     });
-    const u = new URL(url);
-    return { ...wrk(`http://127.0.0.1:${port}${u.pathname}${u.search}`, seconds), bytes: reply.body.length };
-  } finally {
-    child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
+  } catch (err) {
+    stop();
+    throw err;
   }
+  const u = new URL(url);
+  return { url: `http://127.0.0.1:${port}${u.pathname}${u.search}`, bytes: reply.body.length, stop };
+}
+
+/** wrk against a bare node:http server replaying chartshot's reply to `url` byte for byte. */
+export async function wrkBare(url: string, port: number, seconds: number): Promise<WrkResult & { bytes: number }> {
+  const bare = await startBare(url, port);
+  try {
+    return { ...wrk(bare.url, seconds), bytes: bare.bytes };
+  } finally {
+    bare.stop();
+  }
+}
+
+/** Several wrk runs of one URL as one result: rates averaged, p50 the median, p99 the highest. */
+export function mergeWrk(runs: WrkResult[]): WrkResult {
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const p50s = sorted(runs.map((r) => r.p50Ms));
+  return {
+    url: runs[0]!.url,
+    connections: runs[0]!.connections,
+    seconds: runs.reduce((s, r) => s + r.seconds, 0),
+    perSecond: Math.round(runs.reduce((s, r) => s + r.perSecond * r.seconds, 0) / runs.reduce((s, r) => s + r.seconds, 0)),
+    p50Ms: p50s[Math.floor((p50s.length - 1) / 2)]!,
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    socketErrors: runs.find((r) => r.socketErrors)?.socketErrors ?? null,
+  };
 }

@@ -15,7 +15,7 @@ import http from 'node:http';
 import { loadSamples, request, summarize, type LoadResult } from '../lib.js';
 import { posts, barBody, xyLine } from '../compare.js';
 import { Peer } from '../peer.js';
-import { fetchOnce, wrk, wrkBare, type WrkResult } from '../wrk.js';
+import { fetchOnce, mergeWrk, startBare, wrk, type WrkResult } from '../wrk.js';
 import { benchAccount, startServer, stopServer } from '../server.js';
 import type { Body } from '../corpus/gen.js';
 import { DEFAULT_SEED, generateCorpus, type CorpusEntry } from './corpus.js';
@@ -146,7 +146,7 @@ async function main() {
     await pr(big, 1).go(2);
     results.line100k = await sideBySide('line 1200x600 100,000 points', big, 1, n(4, 2));
 
-    results.cacheHits = await cacheHits(headers, n(5, 2));
+    results.cacheHits = await cacheHits(headers, n(3, 1), n(4, 2));
   } finally {
     await peer.stop();
     await stopServer(server);
@@ -204,7 +204,7 @@ function derived(corpus: CorpusEntry[], r: Record<string, unknown>, floors: Floo
 }
 
 /** Cache hits with wrk: chartshot against a bare node:http server sending the same bytes and headers. */
-async function cacheHits(headers: Record<string, string>, secs: number): Promise<Record<string, { chartshot: WrkResult; bare: WrkResult & { bytes: number } }>> {
+async function cacheHits(headers: Record<string, string>, secs: number, rounds: number): Promise<Record<string, { chartshot: WrkResult; bare: WrkResult & { bytes: number } }>> {
   const agent = new http.Agent({ keepAlive: true });
   const created = await request(agent, BASE, 'POST', '/v1/chart/create', JSON.stringify(barBody('bar', 800, 400)), headers);
   agent.destroy();
@@ -218,11 +218,27 @@ async function cacheHits(headers: Record<string, string>, secs: number): Promise
     const local = `${BASE}${u.pathname}${u.search}`;
     const first = await fetchOnce(local); // fills the cache (one miss)
     if (first.status !== 200) console.log(`${name}: first request answered ${first.status}`);
-    wrk(local, 1); // warms the route
-    const c = wrk(local, secs);
-    const b = await wrkBare(local, PORT + 1, secs);
-    console.log(`${name}: chartshot ${c.perSecond}/s, bare node:http ${b.perSecond}/s (${b.bytes} bytes)`);
-    out[name] = { chartshot: c, bare: b };
+    // chartshot and the bare server in alternating rounds (one then the other, then the other
+    // way round), as the renders: back-to-back single runs moved 0.45-0.99 between runs of the same code
+    const bare = await startBare(local, PORT + 1);
+    try {
+      wrk(local, 1); // warms the route
+      wrk(bare.url, 1);
+      const cs: WrkResult[] = [];
+      const bs: WrkResult[] = [];
+      for (let k = 0; k < rounds; k++) {
+        for (const side of k % 2 === 0 ? ['c', 'b'] : ['b', 'c']) {
+          if (side === 'c') cs.push(wrk(local, secs));
+          else bs.push(wrk(bare.url, secs));
+        }
+      }
+      const c = mergeWrk(cs);
+      const b = { ...mergeWrk(bs), bytes: bare.bytes };
+      console.log(`${name}: chartshot ${c.perSecond}/s, bare node:http ${b.perSecond}/s (${b.bytes} bytes), ${rounds} alternating rounds of ${secs} s`);
+      out[name] = { chartshot: c, bare: b };
+    } finally {
+      bare.stop();
+    }
   }
   return out;
 }
