@@ -226,6 +226,25 @@ describe('hostile configs', function () {
     }
   });
 
+  it('caller code cannot forge the answer text (JSON.stringify replaced, an "ok" getter on Object.prototype, a newline in an error)', async () => {
+    // the answer crosses CDP as "<fields JSON>\n<image>" (decision 31): a forged one would come
+    // back as a 200 whose body is the forger's bytes, not a PNG
+    for (const body of [
+      "JSON.stringify = function(){ return '{\"ok\":true}\\nAAAA'; }; return 'f1';",
+      "Object.defineProperty(Object.prototype, 'ok', { get: function(){ return true; }, configurable: true }); Object.defineProperty(Object.prototype, 'data', { get: function(){ return 'AAAA'; }, configurable: true }); return 'f2';",
+    ]) {
+      const r = await send(withTitleFn(body));
+      expect(r.status, `${body}: ${r.error} ${r.detail}`).to.equal(200);
+      expect(r.body.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), `${body}: a real PNG`).to.equal(true);
+      expect(r.body.length).to.be.greaterThan(1000);
+      await expectCleanNext(body);
+    }
+    const bad = await send(withTitleFn("throw new Error('bad\\n{\"ok\":true}\\nAAAA');"));
+    expect(bad.status).to.equal(400);
+    expect(bad.error).to.equal('invalid_input');
+    await expectCleanNext('a newline in an error');
+  });
+
   it('a config that keeps the page busy after its render returns cannot block or stamp the page', async () => {
     const r = await send(withTitleFn("setTimeout(function(){ var t = Date.now(); while (Date.now() - t < 60000) {} }, 0); return 'busy';"));
     expect(r.status).to.equal(200);
