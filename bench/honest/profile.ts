@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import puppeteer, { type CDPSession, type Protocol } from 'puppeteer-core';
 import { loadConfig } from '../../src/config.js';
 import { loadSamples } from '../lib.js';
-import { posts } from '../compare.js';
+import { barBody, posts } from '../compare.js';
 import { benchAccount, startServer, stopServer } from '../server.js';
 import { generateCorpus, DEFAULT_SEED } from './corpus.js';
 import { cpuSnapshot, perRender, splitDelta } from './procs.js';
@@ -195,10 +195,13 @@ async function main() {
     const acct = benchAccount(dataDir);
     const headers = { 'x-api-key': acct.api_key };
     const server = await startServer(dataDir, PORT, { CHROMIUM_PATH: wrapper }, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
-    const make = posts(corpus.map((e) => e.body), headers);
+    const BAR = process.env.BENCH_PROFILE_BAR === '1';
+    const list = BAR ? [barBody('bar', 100, 100)] : corpus.map((e) => e.body);
+    const conc = BAR ? 1 : 4;
+    const make = posts(list, headers);
     let windowUs: [number, number] | undefined;
     try {
-      await loadSamples(BASE, 4, corpus.length * 2, make); // warm
+      await loadSamples(BASE, conc, BAR ? 1000 : corpus.length * 2, make); // warm
       const dt = devtoolsOf(server.pid!);
       const browser = await puppeteer.connect({ browserWSEndpoint: dt.ws, defaultViewport: null });
       const bsession = await browser.target().createCDPSession();
@@ -225,7 +228,7 @@ async function main() {
       let renders = 0;
       let errors = 0;
       while (Date.now() - t0 < SECONDS * 1000) {
-        const r = await loadSamples(BASE, 4, corpus.length, make);
+        const r = await loadSamples(BASE, conc, BAR ? 100 : corpus.length, make);
         renders += r.result.requests;
         errors += r.result.errors;
       }
@@ -248,7 +251,8 @@ async function main() {
     else out.node = 'no .cpuprofile written (the server did not exit cleanly)';
     out.note = 'node: samples inside the window only; renderers: pages that existed at the start, over the window; trace: the window, thread time where recorded';
   } finally {
-    for (const d of [dataDir, profDir, wrapDir]) rmSync(d, { recursive: true, force: true });
+    for (const d of [dataDir, wrapDir, ...(process.env.BENCH_PROFILE_KEEP ? [] : [profDir])]) rmSync(d, { recursive: true, force: true });
+    if (process.env.BENCH_PROFILE_KEEP) console.log(`Node profile kept in ${profDir}`);
   }
   writeFileSync(new URL('./profile.json', import.meta.url), JSON.stringify(out, null, 2) + '\n');
   console.log(JSON.stringify(out, null, 1));

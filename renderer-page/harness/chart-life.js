@@ -39,11 +39,64 @@ function dispose(chart, canvasKey) {
     try { c = typeof Chart.getChart === 'function' ? Chart.getChart(canvasKey) : v2ChartOf(canvasKey); } catch (e) { c = null; }
   }
   if (!c) return;
+  var parents = parentContexts(c);
   try {
     c.destroy();
   } catch (e) {
     // a chart that failed half-way may not destroy cleanly: at least forget it
     if (Chart.instances && c.id !== undefined) delete Chart.instances[c.id];
+  }
+  emptyAll(parents);
+}
+
+/*
+ * Chart.js 3 and 4 build every context with Object.create(parent) (helpers' createContext): the
+ * chart's context is the prototype of each dataset's and scale's, and those of each data point's
+ * and tick's. V8 gives the objects built on a prototype maps of their own, made in the old
+ * generation, where a young collection never frees them, and a map holds its prototype. So each
+ * chart stayed reachable, through its contexts, from maps that were already garbage, until the
+ * next full collection: every chart survived every young collection and was promoted (4-5 MB
+ * per scavenge, 13-20 ms each), a full collection followed every few scavenges, and each one
+ * dropped the optimised code of some 70 of Chart.js's functions, compiled again after it
+ * (bench/perf-gc-2026-11-27.md). Emptied once the chart is destroyed, those prototypes keep
+ * nothing: the chart dies young. Nothing reads a destroyed chart's contexts but caller code that
+ * kept one, and such code is impure: its page is reset after the render.
+ */
+
+/** The contexts other contexts are built on: the chart's, each dataset's, each scale's. */
+function parentContexts(c) {
+  var out = [];
+  try {
+    if (isObject(c.$context)) out[out.length] = c.$context;
+    var metas = c._metasets;
+    if (Array.isArray(metas)) {
+      for (var i = 0; i < metas.length; i++) {
+        var ctl = isObject(metas[i]) ? metas[i].controller : null;
+        if (isObject(ctl) && isObject(ctl.$context)) out[out.length] = ctl.$context;
+      }
+    }
+    var scales = c.scales;
+    if (isObject(scales)) {
+      var ids = ownKeys(scales);
+      for (var j = 0; j < ids.length; j++) {
+        var scale = scales[ids[j]];
+        if (isObject(scale) && isObject(scale.$context)) out[out.length] = scale.$context;
+      }
+    }
+  } catch (e) {
+    /* a chart that failed half-way: what was found */
+  }
+  return out;
+}
+
+function emptyAll(objects) {
+  for (var i = 0; i < objects.length; i++) {
+    try {
+      var keys = ownKeys(objects[i]);
+      for (var k = 0; k < keys.length; k++) objects[i][keys[k]] = undefined;
+    } catch (e) {
+      /* a frozen or trapped context keeps what it holds: the next full collection frees it */
+    }
   }
 }
 

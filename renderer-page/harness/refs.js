@@ -72,6 +72,7 @@ function init(limits) {
 // (encode the image, measure it, serialise the SVG, build the result) goes through these, so
 // the image always comes from the harness's own canvas or SVG tree.
 var apply = Reflect.apply;
+var ownKeys = Reflect.ownKeys;
 var createObject = Object.create;
 var getDescriptor = Object.getOwnPropertyDescriptor;
 /**
