@@ -30,6 +30,8 @@ export interface BrowserOptions {
 }
 
 const SETPRIV = '/usr/bin/setpriv';
+/** A renderer's old generation before its first full collection (V8's --initial-old-space-size). */
+const INITIAL_OLD_SPACE_MB = 64;
 const NOBODY = 65534;
 
 // The proxy pointing at a closed port plus the WebRTC policy in the profile close the routes
@@ -49,7 +51,13 @@ function launchArgs(opts: BrowserOptions, mode: SandboxMode): string[] {
     '--proxy-server=127.0.0.1:9',
     '--proxy-bypass-list=<-loopback>',
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-    `--js-flags=--max-old-space-size=${opts.rendererHeapMb ?? 512}`,
+    // --initial-old-space-size: each full collection frees the maps of the charts drawn since the
+    // last one (Chart.js's contexts), and with them the optimised code that checked for those
+    // maps: the page compiles 70-90 functions again. V8's limits for a heap this small ran one
+    // every ~80 renders of the honest corpus (the images' base64 strings fill the old
+    // generation): 1.2 ms of compiling a render. At 64 MB, one every ~600 renders, 0.5 ms; the
+    // cost is up to 64 MB of garbage a renderer holds before it (bench/perf-gc-2026-11-27.md).
+    `--js-flags=--max-old-space-size=${opts.rendererHeapMb ?? 512} --initial-old-space-size=${INITIAL_OLD_SPACE_MB}`,
   ];
 }
 
