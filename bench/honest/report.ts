@@ -19,6 +19,8 @@ interface Results {
   seconds: number;
   loadAverageAtStart: number[];
   loadAverageAtEnd: number[];
+  /** % of the machine's CPU time the hypervisor gave other guests during the run (absent before 2026-11-27) */
+  stolenPercent?: number | null;
   peer: { mode: string; versions: Record<string, string> };
   corpus: Array<{ name: string; type: string; size: string; sizeClass: string; callbacks: boolean; unicode: boolean }>;
   corpusC1: Pair;
@@ -40,6 +42,13 @@ const SIDE = 'chartshot side (server + Chromium + load generator)';
 const yes = (ok: boolean) => (ok ? 'yes' : 'no');
 const errs = (s: SideResult) => (s.errors ? `, **${s.errors} errors**` : '');
 const rate = (s: SideResult) => `${s.perSecond}/s (p50 ${s.p50Ms} ms${errs(s)})`;
+
+/** CPU time the hypervisor stole (/proc/stat steal): on a shared host it moves every rate, and
+ *  chartshot's (several processes handing work to each other) more than the peer's one process. */
+function stolenNote(p: number | null | undefined): string {
+  if (p === undefined || p === null) return '';
+  return `; CPU stolen by the host: ${p}% of the run${p > 5 ? ' (**other guests took the CPU: latencies and rates are not this machine\'s**)' : ''}`;
+}
 
 export function summaryMarkdown(r: Results): string {
   const { corpusC1: c1, corpusC4: c4, small, line100k: big } = r;
@@ -86,7 +95,7 @@ export function summaryMarkdown(r: Results): string {
   return [
     `# Honest bench, ${r.date.slice(0, 16).replace('T', ' ')} UTC${r.quick ? ' (BENCH_QUICK: a short run, to check the bench, not to quote)' : ''}`,
     '',
-    `\`npm run bench\` (bench/honest/run.ts), ${r.seconds} s. ${r.machine.cores} cores (${r.machine.cpu ?? '?'}), Node ${r.machine.node}; load average ${r.loadAverageAtStart.join(', ')} at start, ${r.loadAverageAtEnd.join(', ')} at end${r.loadAverageAtStart[0]! > r.machine.cores ? ' (**a busy machine: ratios are not reliable**)' : ''}.`,
+    `\`npm run bench\` (bench/honest/run.ts), ${r.seconds} s. ${r.machine.cores} cores (${r.machine.cpu ?? '?'}), Node ${r.machine.node}; load average ${r.loadAverageAtStart.join(', ')} at start, ${r.loadAverageAtEnd.join(', ')} at end${r.loadAverageAtStart[0]! > r.machine.cores ? ' (**a busy machine: ratios are not reliable**)' : ''}${stolenNote(r.stolenPercent)}.`,
     `Corpus: ${r.corpus.length} configs generated from seed ${r.seed} (bench/honest/corpus.ts), types ${types.join(', ')}, ${Math.min(...sizes.map((s) => s[0]))}x${Math.min(...sizes.map((s) => s[1]))} to ${Math.max(...sizes.map((s) => s[0]))}x${Math.max(...sizes.map((s) => s[1]))}, ${cbCount} with callbacks, ${r.corpus.filter((e) => e.unicode).length} with unicode labels.`,
     `Peer: ${r.peer.mode} (bench/peer/best.mjs): ${Object.entries(r.peer.versions).map(([k, v]) => `${k} ${v}`).join(', ')}; in one Node process, N in flight = N async loops, PNG encoded on libuv's thread pool.`,
     `Each pair ran in ${r.rounds} alternating rounds (chartshot first, then peer first, ...), after both were warmed over the corpus 24 times (1,152 renders each: steady state, as a long-running service and peer run). chartshot is measured over HTTP from this process (the load generator); the peer renders in its own process with no HTTP.`,

@@ -8,7 +8,7 @@
 // the same shape), BENCH_PEER_MODE=cnc (chartjs-node-canvas instead of plain node-canvas),
 // BENCH_PORT (default 18080; +1 for the bare server), BENCH_NO_BUILD=1.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
@@ -48,6 +48,23 @@ interface Side {
   go: (total: number) => Promise<{ latencies: number[]; seconds: number; errors: number; statuses: Record<string, number> }>;
 }
 
+/** The machine's CPU time so far from /proc/stat's first line, in clock ticks: all, and stolen
+ *  (time the hypervisor ran other guests while this one had work). */
+function machineTimes(): { total: number; steal: number } {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { total: f.slice(0, 8).reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
+  } catch {
+    return { total: 0, steal: 0 };
+  }
+}
+
+/** Of the machine's CPU time between two readings, the percentage stolen (null: unknown). */
+function stolenPercent(a: { total: number; steal: number }, b: { total: number; steal: number }): number | null {
+  const total = b.total - a.total;
+  return total > 0 ? Math.round(((b.steal - a.steal) / total) * 1000) / 10 : null;
+}
+
 async function main() {
   if (process.env.BENCH_NO_BUILD !== '1') execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
   const started = Date.now();
@@ -63,6 +80,7 @@ async function main() {
     loadAverageAtStart: loadavg().map(r2),
     corpus: corpus.map((e) => ({ name: e.name, type: e.type, size: `${e.body.width}x${e.body.height}`, sizeClass: e.sizeClass, callbacks: e.callbacks, unicode: e.unicode, bytes: JSON.stringify(e.body).length })),
   };
+  const stolenAtStart = machineTimes();
   const acct = benchAccount(dataDir);
   const headers = { 'x-api-key': acct.api_key };
   const server = await startServer(dataDir, PORT);
@@ -164,6 +182,7 @@ async function main() {
     rmSync(dataDir, { recursive: true, force: true });
   }
   results.loadAverageAtEnd = loadavg().map(r2);
+  results.stolenPercent = stolenPercent(stolenAtStart, machineTimes());
   results.seconds = Math.round((Date.now() - started) / 1000);
   Object.assign(results, derived(corpus, results, floors));
   writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify(results, null, 2) + '\n');
