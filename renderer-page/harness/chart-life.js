@@ -89,13 +89,20 @@ function parentContexts(c) {
   return out;
 }
 
+/** Sets each own writable data property to undefined. An accessor (caller code may have put one
+ *  there) is left alone: its setter never runs from here. Caller code that made a context a proxy
+ *  runs its traps here as its destroy hooks run in destroy(), under the same budgets. */
 function emptyAll(objects) {
   for (var i = 0; i < objects.length; i++) {
     try {
-      var keys = ownKeys(objects[i]);
-      for (var k = 0; k < keys.length; k++) objects[i][keys[k]] = undefined;
+      var o = objects[i];
+      var keys = ownKeys(o);
+      for (var k = 0; k < keys.length; k++) {
+        var d = getDescriptor(o, keys[k]);
+        if (d && apply(hasOwn, d, ['value']) && d.writable === true) o[keys[k]] = undefined;
+      }
     } catch (e) {
-      /* a frozen or trapped context keeps what it holds: the next full collection frees it */
+      /* a proxy's traps threw: what it holds waits for the next full collection */
     }
   }
 }

@@ -73,6 +73,7 @@ function init(limits) {
 // the image always comes from the harness's own canvas or SVG tree.
 var apply = Reflect.apply;
 var ownKeys = Reflect.ownKeys;
+var hasOwn = Object.prototype.hasOwnProperty;
 var createObject = Object.create;
 var getDescriptor = Object.getOwnPropertyDescriptor;
 /**

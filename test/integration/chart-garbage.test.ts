@@ -70,4 +70,19 @@ describe('a destroyed chart dies young', function () {
     if (process.env.DEBUG_GARBAGE) console.log("bytes a render", Math.round(perRender));
     expect(perRender).to.be.below(40 * 1024);
   });
+
+  it("emptying the contexts never calls caller code's setters: a context with a setter that never returns still renders", async () => {
+    const trap = `function (chart) {
+      var targets = [chart.getContext(), chart.scales.y.getContext(), chart.getDatasetMeta(0).controller.getContext()];
+      for (var i = 0; i < targets.length; i++) {
+        Object.defineProperty(targets[i], 'trap', { enumerable: true, configurable: true, get: function () { return 1; }, set: function () { for (;;) {} } });
+      }
+    }`;
+    const config = { ...CONFIGS[0]!, plugins: [{ id: 'trap', afterDraw: trap }] };
+    const out = await pool.render({ ...request(config), allowFunctions: true });
+    expect(out.data.length).to.be.greaterThan(100);
+    // and the page goes on drawing
+    const next = await pool.render(request(CONFIGS[1]!));
+    expect(next.data.length).to.be.greaterThan(100);
+  });
 });
