@@ -11,11 +11,9 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startPool } from '../src/main.js';
-import { RenderService } from '../src/services/render.js';
-import { deadlinesFor } from '../src/render/budgets.js';
-import type { RenderRequest } from '../src/chart/request.js';
 import { barBody } from './compare.js';
 import { generateCorpus, DEFAULT_SEED } from './honest/corpus.js';
+import { keyedRenderService, renderRequest } from './honest/layers.js';
 import { cpuSnapshot, perRender, splitDelta } from './honest/procs.js';
 
 const [mode = 'bar', warmArg = '1000', measuredArg = '1500'] = process.argv.slice(2);
@@ -33,9 +31,9 @@ writeFileSync(
 );
 const config = loadConfig({ ...process.env, DATA_DIR: dir, POOL_SIZE: '1', LOG_LEVEL: 'silent', CHROMIUM_PATH: wrapper, PAGE_MAX_RENDERS: '1000000' });
 const pool = await startPool(config, createLogger('silent'));
-const service = new RenderService(pool, undefined, { maxImageBytes: config.maxImageBytes, deadlines: deadlinesFor(config.renderTimeoutMs, config.anonymousRenderTimeoutMs, config.trialRenderTimeoutMs) });
+const service = keyedRenderService(pool, config);
 const bodies = mode === 'bar' ? [barBody('bar', 100, 100)] : generateCorpus(DEFAULT_SEED).map((e) => e.body);
-const reqs: RenderRequest[] = bodies.map((b) => ({ config: b.chart as RenderRequest['config'], width: b.width, height: b.height, format: 'png', backgroundColor: b.backgroundColor ?? null, allowFunctions: true, watermark: null }));
+const reqs = bodies.map(renderRequest);
 
 interface Counts { scavenges: number; scavengeMs: number; fulls: number; fullMs: number; compiles: number; compileMs: number; reasons: Record<string, number> }
 function counts(): Counts {

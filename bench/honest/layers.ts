@@ -9,7 +9,8 @@
 // Against the HTTP rows of the same run, the difference is what HTTP, auth, limits and the store
 // cost. Not side by side with the peer: a decomposition, not a ratio.
 import { cpus } from 'node:os';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Renderer } from '../../src/render/renderer.js';
 import { createLogger } from '../../src/log.js';
 import { startPool } from '../../src/main.js';
 import { RenderService } from '../../src/services/render.js';
@@ -36,7 +37,7 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 /** A keyed (paid) caller's request, as the server makes it from a POST /v1/chart body. */
-function renderRequest(b: Body): RenderRequest {
+export function renderRequest(b: Body): RenderRequest {
   return { config: b.chart as RenderRequest['config'], width: b.width, height: b.height, format: 'png', backgroundColor: b.backgroundColor ?? null, allowFunctions: true, watermark: null };
 }
 
@@ -45,12 +46,17 @@ function pageRequest(e: CorpusEntry): PageRequest {
   return { config: b.chart, width: b.width, height: b.height, format: 'png', backgroundColor: b.backgroundColor, allowFunctions: e.callbacks, watermark: null };
 }
 
+/** The render use case as the server builds it for a keyed caller: budgets, image limit, deadlines. */
+export function keyedRenderService(pool: Renderer, config: Config): RenderService {
+  return new RenderService(pool, undefined, { maxImageBytes: config.maxImageBytes, deadlines: deadlinesFor(config.renderTimeoutMs, config.anonymousRenderTimeoutMs, config.trialRenderTimeoutMs) });
+}
+
 export async function measureLayers(dataDir: string, corpus: CorpusEntry[], cycles: number, renders: number, warmCycles: number): Promise<Layers> {
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, POOL_SIZE: String(cpus().length), LOG_LEVEL: 'silent' });
   const pool = await startPool(config, createLogger('silent'));
   const roots = { server: process.pid, loadGenerator: process.pid };
   try {
-    const service = new RenderService(pool, undefined, { maxImageBytes: config.maxImageBytes, deadlines: deadlinesFor(config.renderTimeoutMs, config.anonymousRenderTimeoutMs, config.trialRenderTimeoutMs) });
+    const service = keyedRenderService(pool, config);
     const reqs = corpus.map((e) => renderRequest(e.body));
     const run = async (n: number, conc: number) => {
       let next = 0;
