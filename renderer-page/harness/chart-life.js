@@ -63,6 +63,10 @@ function dispose(chart, canvasKey) {
  * kept one, and such code is impure: its page is reset after the render.
  */
 
+/** At most this many datasets, scales and keys a context are looked at: caller code can make a
+ *  chart's lists any length (a sparse array of length 2^32-1 kept the page busy to its deadline). */
+var MAX_EMPTIED = 4096;
+
 /** The contexts other contexts are built on: the chart's, each dataset's, each scale's. */
 function parentContexts(c) {
   var out = [];
@@ -70,7 +74,7 @@ function parentContexts(c) {
     if (isObject(c.$context)) out[out.length] = c.$context;
     var metas = c._metasets;
     if (Array.isArray(metas)) {
-      for (var i = 0; i < metas.length; i++) {
+      for (var i = 0; i < metas.length && i < MAX_EMPTIED; i++) {
         var ctl = isObject(metas[i]) ? metas[i].controller : null;
         if (isObject(ctl) && isObject(ctl.$context)) out[out.length] = ctl.$context;
       }
@@ -78,7 +82,7 @@ function parentContexts(c) {
     var scales = c.scales;
     if (isObject(scales)) {
       var ids = ownKeys(scales);
-      for (var j = 0; j < ids.length; j++) {
+      for (var j = 0; j < ids.length && j < MAX_EMPTIED; j++) {
         var scale = scales[ids[j]];
         if (isObject(scale) && isObject(scale.$context)) out[out.length] = scale.$context;
       }
@@ -97,7 +101,7 @@ function emptyAll(objects) {
     try {
       var o = objects[i];
       var keys = ownKeys(o);
-      for (var k = 0; k < keys.length; k++) {
+      for (var k = 0; k < keys.length && k < MAX_EMPTIED; k++) {
         var d = getDescriptor(o, keys[k]);
         if (d && apply(hasOwn, d, ['value']) && d.writable === true) o[keys[k]] = undefined;
       }

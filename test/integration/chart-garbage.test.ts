@@ -85,4 +85,10 @@ describe('a destroyed chart dies young', function () {
     const next = await pool.render(request(CONFIGS[1]!));
     expect(next.data.length).to.be.greaterThan(100);
   });
+
+  it('a chart whose lists caller code made 2^32-1 long is not walked to the end', async () => {
+    const huge = `function (chart) { var a = []; a.length = 4294967295; chart._metasets = a; var s = {}; for (var i = 0; i < 50000; i++) s['k' + i] = null; chart.scales = s; }`;
+    const out = await pool.render({ ...request({ ...CONFIGS[0]!, plugins: [{ id: 'huge', afterDraw: huge }] }), allowFunctions: true });
+    expect(out.data.length).to.be.greaterThan(100);
+  });
 });
