@@ -200,7 +200,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytesInFlight: int(env, 'MAX_BODY_BYTES_IN_FLIGHT', Math.max(64 * 1024 * 1024, 8 * maxBodyBytes), maxBodyBytes, 64 * 1024 * 1024 * 1024),
     acquireTimeoutMs: int(env, 'ACQUIRE_TIMEOUT_MS', 5000, 10, 600000),
     maxQueue: int(env, 'MAX_QUEUE', 64, 0, 100000),
-    pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 2000, 1, 1000000),
+    // A recycled page is cold: its first few hundred renders cost the corpus 2-3 ms more each and
+    // the recycle itself a burst of browser work. At 2,000 that was 9% of the CPU per render at 4
+    // in flight; a page 20,000 renders old holds no more memory than one 1,000 old
+    // (bench/page-life.ts, bench/page-recycling-2026-11-27.md).
+    pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 20_000, 1, 1000000),
     memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
     openCacheMaxBytes: int(env, 'OPEN_CACHE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
     redisCacheMaxBytes: int(env, 'REDIS_CACHE_MAX_MB', 256, 1, 1_048_576) * 1024 * 1024,

@@ -67,7 +67,7 @@ export async function measureLayers(dataDir: string, corpus: CorpusEntry[], cycl
         }
       }));
     };
-    // warm the pages and this process over the corpus 24 times, as the server was warmed
+    // warm the pages and this process over the corpus as the server was warmed (50 times)
     await run(corpus.length * warmCycles, 4);
     const before = cpuSnapshot(roots);
     const t0 = performance.now();

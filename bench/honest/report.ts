@@ -98,7 +98,7 @@ export function summaryMarkdown(r: Results): string {
     `\`npm run bench\` (bench/honest/run.ts), ${r.seconds} s. ${r.machine.cores} cores (${r.machine.cpu ?? '?'}), Node ${r.machine.node}; load average ${r.loadAverageAtStart.join(', ')} at start, ${r.loadAverageAtEnd.join(', ')} at end${r.loadAverageAtStart[0]! > r.machine.cores ? ' (**a busy machine: ratios are not reliable**)' : ''}${stolenNote(r.stolenPercent)}.`,
     `Corpus: ${r.corpus.length} configs generated from seed ${r.seed} (bench/honest/corpus.ts), types ${types.join(', ')}, ${Math.min(...sizes.map((s) => s[0]))}x${Math.min(...sizes.map((s) => s[1]))} to ${Math.max(...sizes.map((s) => s[0]))}x${Math.max(...sizes.map((s) => s[1]))}, ${cbCount} with callbacks, ${r.corpus.filter((e) => e.unicode).length} with unicode labels.`,
     `Peer: ${r.peer.mode} (bench/peer/best.mjs): ${Object.entries(r.peer.versions).map(([k, v]) => `${k} ${v}`).join(', ')}; in one Node process, N in flight = N async loops, PNG encoded on libuv's thread pool.`,
-    `Each pair ran in ${r.rounds} alternating rounds (chartshot first, then peer first, ...), after both were warmed over the corpus 24 times (1,152 renders each: steady state, as a long-running service and peer run). chartshot is measured over HTTP from this process (the load generator); the peer renders in its own process with no HTTP.`,
+    `Each pair ran in ${r.rounds} alternating rounds (chartshot first, then peer first, ...), after both were warmed over the corpus 50 times (2,400 renders each: steady state, as a long-running service and peer run; bench/warm-curve.ts). chartshot is measured over HTTP from this process (the load generator); the peer renders in its own process with no HTTP.`,
     '',
     rows.join('\n'),
     '',

@@ -136,15 +136,16 @@ async function main() {
 
   let floors: Floors;
   try {
-    // Warm both sides over the whole corpus (JIT, fonts, one canvas per size in the peer), 24
-    // times (1,152 renders each): both get faster over their first thousand or so renders (V8
-    // keeps optimising as the configs vary): chartshot from ~87 to ~105/s at 4 in flight, its
-    // Node server from 2.2 to 1.1-1.3 ms per render (bench/perf-node-chain-2026-11-26.md), the
-    // peer from ~60 to ~68/s. Steady state is what a long-running service and peer see; what
-    // it leaves out is chartshot's page recycling (PAGE_MAX_RENDERS): a recycled page warms
-    // again, about 0.25 ms per render amortised (the closing note of issue 27's session 9).
-    await cs(bodies, 4).go(bodies.length * n(24, 1));
-    await pr(bodies, 4).go(bodies.length * n(24, 1));
+    // Warm both sides over the whole corpus (JIT, fonts, one canvas per size in the peer), 50
+    // times (2,400 renders each): both get faster over their first 1,500-2,000 renders at 4 in
+    // flight (V8 keeps optimising as the configs vary; bench/warm-curve.ts): chartshot from ~17
+    // to ~13.5 ms of CPU per render (its Node server from 2.75 to 1.7-2.0, its renderers from
+    // 12.3 to ~10), the peer from 29.5 to ~26 ms (64 to ~73/s). 1,152 renders, as before, left
+    // chartshot mid-way (bench/page-recycling-2026-11-27.md). Steady state is what a long-running
+    // service and peer see; what it leaves out is chartshot's page recycling (PAGE_MAX_RENDERS,
+    // 20,000 a page): a recycled page pays its warm-up again, about 0.2 ms per render amortised.
+    await cs(bodies, 4).go(bodies.length * n(50, 1));
+    await pr(bodies, 4).go(bodies.length * n(50, 1));
     log('warm');
 
     results.corpusC1 = await sideBySide('corpus', bodies, 1, bodies.length);
@@ -176,7 +177,7 @@ async function main() {
     results.floor = floors;
     log('floors measured');
     // the same work without HTTP, then without CDP: where the rest of a render's cost goes
-    results.layers = await measureLayers(dataDir, corpus, n(4, 1), n(480, 96), n(24, 1));
+    results.layers = await measureLayers(dataDir, corpus, n(4, 1), n(480, 96), n(50, 1));
     log('layers measured');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
