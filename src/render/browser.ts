@@ -1,10 +1,13 @@
 // Launches and watches the one Chromium process. Only this directory talks to Chromium.
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync, readlinkSync, chownSync, existsSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../log.js';
 import { ChromiumCgroup, noWall, type MemoryWallStatus } from './cgroup.js';
+import { CdpPipe, type DirectCall } from './cdpPipe.js';
 
 /**
  * How Chromium is contained. `setpriv`: the service runs as root and Chromium runs as an
@@ -61,6 +64,24 @@ function launchArgs(opts: BrowserOptions, mode: SandboxMode): string[] {
   ];
 }
 
+/** Rejects after `ms`. */
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Chromium did not start within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** Ends a browser's whole process group and waits for the browser itself to be gone (1 s at most). */
+async function killGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+  await Promise.race([gone, new Promise((r) => setTimeout(r, 1000))]);
+}
+
 function freshProfile(owner: { uid: number; gid: number } | null): string {
   const dir = mkdtempSync(join(tmpdir(), 'chartshot-profile-'));
   mkdirSync(join(dir, 'Default'), { recursive: true });
@@ -98,7 +119,7 @@ function candidateModes(opts: BrowserOptions): SandboxMode[] {
 /**
  * A private directory with a small wrapper that (1) moves itself into Chromium's cgroup, (2) as
  * root drops to the unprivileged user, then execs Chromium: same pid, same pipe file descriptors,
- * so puppeteer's pipe transport and kill work. Joining before the exec is what makes the cgroup
+ * so the pipe (cdpPipe.ts) and the kill of its process group work. Joining before the exec is what makes the cgroup
  * race-free: every process Chromium ever forks starts inside it.
  */
 function launchWrapper(chromiumPath: string, drop: { uid: number; gid: number } | null, cgroup: ChromiumCgroup | null): { dir: string; path: string } {
@@ -112,6 +133,8 @@ function launchWrapper(chromiumPath: string, drop: { uid: number; gid: number } 
 
 export interface LaunchedBrowser {
   browser: Browser;
+  /** CDP calls on a page's session that skip puppeteer (the render call: page.ts). */
+  call: DirectCall;
   pid: number | undefined;
   /** The fresh user-data-dir: every process of this browser has it on its command line. */
   profileDir: string;
@@ -157,23 +180,45 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
   const wrapper = mode === 'setpriv' || cgroup ? launchWrapper(opts.chromiumPath, mode === 'setpriv' ? { uid, gid } : null, cgroup) : null;
   const removeWrapper = () => wrapper && rmSync(wrapper.dir, { recursive: true, force: true });
   let browser: Browser;
+  let proc: ChildProcess | undefined;
+  let pipe: CdpPipe | undefined;
   try {
-    browser = await puppeteer.launch({
-      executablePath: wrapper?.path ?? opts.chromiumPath,
-      headless: true,
-      pipe: true,
-      userDataDir: profile,
-      args: launchArgs(opts, mode),
+    // Started here rather than by puppeteer.launch, for the pipe's binary form (cdpPipe.ts):
+    // puppeteer's own arguments, its pipe replaced by --remote-debugging-pipe=cbor.
+    const args = puppeteer
+      .defaultArgs({ headless: true, userDataDir: profile, args: [...launchArgs(opts, mode), '--remote-debugging-pipe=cbor'] })
       // Popups are blocked by the browser itself: window.open returns null, no window is made.
-      ignoreDefaultArgs: ['--disable-popup-blocking'],
+      .filter((a) => a !== '--disable-popup-blocking');
+    const child = spawn(wrapper?.path ?? opts.chromiumPath, args, {
+      // its own process group, so that ending it ends every process it started
+      detached: true,
       env: { ...browserEnv(profile), ...(opts.fontconfigFile ? { FONTCONFIG_FILE: opts.fontconfigFile } : {}) },
-      timeout: opts.launchTimeoutMs ?? 30000,
-      protocolTimeout: 60000,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
     });
+    proc = child;
+    const connection = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
+    pipe = connection;
+    const failed = new Promise<never>((_, reject) => {
+      child.once('error', (err) => reject(err));
+      child.once('exit', (code, signal) => reject(new Error(`Chromium exited at start (${signal ?? `code ${code}`})`)));
+    });
+    failed.catch(() => {});
+    const timeout = opts.launchTimeoutMs ?? 30000;
+    browser = await withTimeout(
+      Promise.race([
+        (async () => {
+          const b = await puppeteer.connect({ transport: connection, protocolTimeout: 60000 });
+          // as puppeteer.launch does: the first tab exists before anything else is asked
+          await b.waitForTarget((t) => t.type() === 'page', { timeout });
+          return b;
+        })(),
+        failed,
+      ]),
+      timeout,
+    );
   } catch (err) {
+    pipe?.close();
+    if (proc) await killGroup(proc);
     removeWrapper();
     rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
     await cgroup?.remove();
@@ -181,7 +226,17 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
   }
   // Chromium has exec'd over the wrapper (same pid): the script is no longer needed.
   removeWrapper();
-  const proc = browser.process();
+  const child = proc!;
+  const call = pipe!.call;
+  // as puppeteer.launch does: the browser does not outlive this process
+  const killOnExit = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone already */
+    }
+  };
+  process.once('exit', killOnExit);
   // The initial about:blank tab is never used: closing it frees its renderer process (about
   // 20 MiB), so every renderer left belongs to a pool page. The browser stays up with no tab.
   await browser
@@ -207,30 +262,38 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
   // Each launch leaves its profile in /tmp (and its cgroup): remove them whenever the process ends.
   let groupGone: Promise<boolean> | null = null;
   const removeGroup = () => (groupGone ??= cgroup ? cgroup.remove() : Promise.resolve(true));
-  proc?.once('exit', () => {
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  void exited.then(() => {
+    process.removeListener('exit', killOnExit);
     removeProfile();
     void removeGroup().then((gone) => gone || log.warn({ dirs: cgroup?.dirs }, 'Chromium cgroup could not be removed'));
   });
-  log.info({ pid: proc?.pid, sandbox: mode, uid, memoryWall }, 'browser launched');
+  log.info({ pid: child.pid, sandbox: mode, uid, memoryWall }, 'browser launched');
   return {
     browser,
-    pid: proc?.pid,
+    call,
+    pid: child.pid,
     profileDir: profile,
     sandbox: mode,
     uid,
     cgroup,
     memoryWall,
     async close() {
-      const killTimer = setTimeout(() => proc?.kill('SIGKILL'), 5000);
+      // Browser.close, then up to 5 s for the process to end before it is killed
+      const killTimer = setTimeout(killOnExit, 5000);
       try {
         await browser.close();
       } catch {
-        proc?.kill('SIGKILL');
-      } finally {
-        clearTimeout(killTimer);
-        removeProfile();
-        await removeGroup();
+        killOnExit();
       }
+      // (bounded: a process group that cannot be signalled must not hold the shutdown)
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10000).unref())]);
+      clearTimeout(killTimer);
+      removeProfile();
+      await removeGroup();
     },
   };
 }

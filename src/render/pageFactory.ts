@@ -46,7 +46,7 @@ export class PageFactory implements Factory<RenderPage> {
       // Stagger recycling so the pages never all reload at once.
       const maxRenders = Math.round(this.opts.pageMaxRenders * (1 + ((id % this.opts.size) / this.opts.size) * 0.5));
       const cdp = await page.createCDPSession();
-      const rp = new RenderPage(id, context, page, cdp, maxRenders, this.opts.renderTimeoutMs);
+      const rp = new RenderPage(id, context, page, cdp, maxRenders, this.opts.renderTimeoutMs, undefined, lb.call);
       page.on('error', (err) => {
         // A renderer crash (memory bomb, killed process): evaluates on it would hang, and
         // isClosed() stays false, so the page is marked dead here and replaced on return.

@@ -96,7 +96,7 @@ describe('browser faults', function () {
       // Not a plan's key: on a fast machine 8 clients for 4.5 s outrun any plan's rate limit
       // (429 where the test expects 200/500/503).
       const key = (await unlimitedAccount(s)).api_key;
-      const firstPid = s.deps.pool.currentBrowser()!.process()!.pid!;
+      const firstPid = s.deps.pool.currentLaunch()!.pid!;
       expect(firstPid).to.be.a('number');
       expect(processesWith(s.deps.pool.profiles[0]!).length, 'Chromium processes of the first browser').to.be.greaterThan(0);
 
@@ -170,7 +170,7 @@ describe('browser faults', function () {
       const stats = s.deps.pool.stats();
       expect(stats.browserRestarts).to.equal(1);
       expect(stats.browserConnected).to.equal(true);
-      expect(s.deps.pool.currentBrowser()?.process()?.pid).to.not.equal(firstPid);
+      expect(s.deps.pool.currentLaunch()?.pid).to.not.equal(firstPid);
       const profiles = [...s.deps.pool.profiles];
       expect(profiles).to.have.length(2);
       // the killed browser's children went with it, and its profile directory is gone
@@ -209,7 +209,7 @@ describe('browser faults', function () {
 
     it('an idle page whose renderer is killed is replaced; the browser stays up and renders go on', async () => {
       const pool = s.deps.pool;
-      const pid = pool.currentBrowser()?.process()?.pid;
+      const pid = pool.currentLaunch()?.pid;
       const before = pool.stats();
       const profile = pool.profiles.at(-1)!;
       const candidates = renderersOf(profile);
@@ -233,7 +233,7 @@ describe('browser faults', function () {
       expect(after.pagesDestroyed).to.be.greaterThan(before.pagesDestroyed);
       expect(after.pagesCreated).to.be.greaterThan(before.pagesCreated);
       expect(after.browserRestarts).to.equal(before.browserRestarts);
-      expect(pool.currentBrowser()?.process()?.pid).to.equal(pid);
+      expect(pool.currentLaunch()?.pid).to.equal(pid);
     });
 
     it('a renderer killed mid-render fails that request at once with 500 render_failed; the next render is clean', async () => {

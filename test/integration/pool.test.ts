@@ -157,7 +157,7 @@ describe('the page pool', function () {
   it('a killed browser is relaunched and renders succeed again; no Chromium is left after shutdown', async () => {
     const s = await startTestServer({ poolSize: 2, renderTimeoutMs: 3000 });
     const key = (await s.account('starter')).api_key;
-    const pid = s.deps.pool.currentBrowser()!.process()!.pid!;
+    const pid = s.deps.pool.currentLaunch()!.pid!;
     expect(pid).to.be.a('number');
     // Chromium's singleton socket directory in /tmp, which a killed browser leaves behind.
     const socketDir = dirname(readlinkSync(join(s.deps.pool.profiles[0]!, 'SingletonSocket')));
