@@ -93,8 +93,11 @@ export class VersionAffinity {
       return found;
     }
     // Under load with mixed versions every lease would switch a page (about 150 ms each, against
-    // a few ms a render): when a page of the version is busy, wait a little for it instead.
-    if (mayWait && this.busyOf(version) > 0) {
+    // a few ms a render): when a page of the version is busy, wait a little for it instead. So
+    // also when one is idle but not in generic-pool yet: given back (release() below) and on its
+    // way in, it is neither leased nor available for those few microseconds, and a request that
+    // came then switched a second page (seen once the render call got faster: decision 32).
+    if (mayWait && (this.busyOf(version) > 0 || this.idleOf(version) > 0)) {
       this.putBack(first);
       await this.pageBack(version, this.opts.versionWaitMs ?? VERSION_WAIT_MS);
       return this.take(version, false);
