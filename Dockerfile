@@ -25,4 +25,5 @@ EXPOSE 8080
 # profile that allows clone/unshare(CLONE_NEWUSER) (e.g. Chromium's usual chrome.json); otherwise
 # Chromium falls back to --no-sandbox, logs a warning and /v1/status shows renderer.sandbox "off".
 USER node
-CMD ["node", "dist/cli.js", "serve"]
+# --no-memory-reducer: as npm start (README "Performance"): an idle server keeps its optimised code
+CMD ["node", "--no-memory-reducer", "dist/cli.js", "serve"]

@@ -4,7 +4,9 @@
 // --trace-opt (their lines go to the renderer's stdout, kept in a file). The page is warmed
 // first; PAGE_MAX_RENDERS is raised so no recycled page counts its first compiles.
 // Run: node --import tsx bench/gc-churn.ts [bar|corpus] [warm renders] [measured renders]
-// (after npm run build). Extra V8 flags for the experiment: GC_CHURN_JS_FLAGS.
+// (after npm run build). Extra V8 flags for the experiment: GC_CHURN_JS_FLAGS. GC_CHURN_IDLE_MS:
+// the page idles that long between the warm-up and the measured renders (what V8 does to an idle
+// page, and what it costs the renders after; `idle` in the output).
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +73,9 @@ try {
   const warm = Number(warmArg);
   const measured = Number(measuredArg);
   for (let i = 0; i < warm; i++) await service.render(reqs[i % reqs.length]!, 'bench');
+  const idleMs = Number(process.env.GC_CHURN_IDLE_MS ?? 0);
+  const cIdle = counts();
+  if (idleMs > 0) await new Promise((r) => setTimeout(r, idleMs));
   const c0 = counts();
   const roots = { server: process.pid, loadGenerator: process.pid };
   const b = cpuSnapshot(roots);
@@ -82,6 +87,7 @@ try {
   const per = (k: Exclude<keyof Counts, 'reasons'>) => Math.round(((c1[k] - c0[k]) / measured) * 1000) / 1000;
   console.log(JSON.stringify({
     mode, warm, measured, extraFlags: process.env.GC_CHURN_JS_FLAGS ?? '',
+    idle: { ms: idleMs, fullGcs: c0.fulls - cIdle.fulls, scavenges: c0.scavenges - cIdle.scavenges, compiles: c0.compiles - cIdle.compiles, fullGcReasons: Object.fromEntries(Object.entries(c0.reasons).map(([k, v]) => [k, v - (cIdle.reasons[k] ?? 0)]).filter(([, v]) => (v as number) > 0)) },
     wallMsPerRender: Math.round(wall * 100) / 100,
     perRender: { scavenges: per('scavenges'), scavengePauseMs: per('scavengeMs'), fullGcs: per('fulls'), fullPauseMs: per('fullMs'), compiles: per('compiles'), compileMs: per('compileMs') },
     fullGcReasons: Object.fromEntries(Object.entries(c1.reasons).map(([k, v]) => [k, v - (c0.reasons[k] ?? 0)]).filter(([, v]) => (v as number) > 0)),
@@ -90,5 +96,6 @@ try {
   }));
 } finally {
   await pool.close();
+  if (process.env.GC_CHURN_KEEP_LOG) writeFileSync(process.env.GC_CHURN_KEEP_LOG, readFileSync(log));
   rmSync(dir, { recursive: true, force: true });
 }

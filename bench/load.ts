@@ -47,7 +47,7 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-load-'));
   const acct = JSON.parse(cli(dataDir, ['accounts', 'create', '--plan', 'enterprise', '--json'])) as { api_key: string; account_id: string };
   cli(dataDir, ['billing', 'set-limits', '--account', acct.account_id, '--per-minute', '10000000', '--per-hour', '1000000000', '--burst', '10000000']);
-  const server = spawn('node', ['dist/cli.js', 'serve'], {
+  const server = spawn('node', ['--no-memory-reducer', 'dist/cli.js', 'serve'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(POOL), TRUST_PROXY: 'true', PUBLIC_BASE_URL: BASE },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

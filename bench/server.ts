@@ -17,7 +17,7 @@ export function benchAccount(dataDir: string, env: Record<string, string> = {}):
 }
 
 /**
- * `node [nodeArgs] dist/cli.js serve` on 127.0.0.1:port with POOL_SIZE = the cores, once it
+ * `node --no-memory-reducer [nodeArgs] dist/cli.js serve` (as npm start runs it) on 127.0.0.1:port with POOL_SIZE = the cores, once it
  * answers. `env` adds to (and overrides) the server's environment.
  */
 export async function startServer(dataDir: string, port: number, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildProcess> {
@@ -27,7 +27,9 @@ export async function startServer(dataDir: string, port: number, env: Record<str
   const taken = await request(probe, BASE, 'GET', '/v1/status').then(() => true, () => false);
   probe.destroy();
   if (taken) throw new Error(`something already listens on ${BASE}: stop it or set BENCH_PORT`);
-  const child = spawn('node', [...nodeArgs, 'dist/cli.js', 'serve'], {
+  // BENCH_NODE_MEMORY_REDUCER=1: without the flag npm start adds (for bench/idle-gap.ts)
+  const flags = process.env.BENCH_NODE_MEMORY_REDUCER === '1' ? [] : ['--no-memory-reducer'];
+  const child = spawn('node', [...flags, ...nodeArgs, 'dist/cli.js', 'serve'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(cpus().length), PUBLIC_BASE_URL: BASE, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
