@@ -2,7 +2,7 @@
 // crashes, overload and recycling.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey, bytes } from '../helpers/client.js';
@@ -39,6 +39,19 @@ describe('the page pool', function () {
     after(async () => s?.stop());
     const render = (chart: unknown, extra: Record<string, unknown> = {}) =>
       post(s.url, '/v1/chart', { chart, width: 300, height: 150, ...extra }, apiKey(key));
+
+    it('Chromium speaks CDP in CBOR and its renderers keep their optimised code through idle spells (decision 32, bench/idle-2026-11-27.md)', async () => {
+      const pid = s.deps.pool.currentLaunch()!.pid!;
+      const browserArgs = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(browserArgs).to.include('--remote-debugging-pipe=cbor');
+      expect(browserArgs).to.not.include('--remote-debugging-pipe');
+      const jsFlags = browserArgs.filter((a) => a.startsWith('--js-flags='));
+      expect(jsFlags).to.have.length(1);
+      expect(jsFlags[0]!.split(/[= ]/)).to.include('--no-memory-reducer');
+      // and the render call answers over it, image and all
+      const png = await body(await render(BAR));
+      expect(png.subarray(1, 4).toString('latin1')).to.equal('PNG');
+    });
 
     it('a render cannot stamp or read the next one on the same page', async () => {
       const clean = await body(await render(BAR));
