@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from '../log.js';
 import { ChromiumCgroup, noWall, type MemoryWallStatus } from './cgroup.js';
 import { CdpPipe, type DirectCall } from './cdpPipe.js';
+import { withDeadline } from './page.js';
 
 /**
  * How Chromium is contained. `setpriv`: the service runs as root and Chromium runs as an
@@ -69,21 +70,22 @@ function launchArgs(opts: BrowserOptions, mode: SandboxMode): string[] {
   ];
 }
 
-/** Rejects after `ms`. */
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Chromium did not start within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+/** SIGKILL to a browser's whole process group (its renderers, zygote, utilities); false if none was there. */
+function killGroupNow(child: ChildProcess): boolean {
+  if (child.pid === undefined) return false;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Ends a browser's whole process group and waits for the browser itself to be gone (1 s at most). */
 async function killGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const gone = new Promise((r) => child.once('exit', r));
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    child.kill('SIGKILL');
-  }
+  if (!killGroupNow(child)) child.kill('SIGKILL');
   await Promise.race([gone, new Promise((r) => setTimeout(r, 1000))]);
 }
 
@@ -209,7 +211,7 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
     });
     failed.catch(() => {});
     const timeout = opts.launchTimeoutMs ?? 30000;
-    browser = await withTimeout(
+    browser = await withDeadline(
       Promise.race([
         (async () => {
           const b = await puppeteer.connect({ transport: connection, protocolTimeout: 60000 });
@@ -220,6 +222,7 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
         failed,
       ]),
       timeout,
+      'Chromium start',
     );
   } catch (err) {
     pipe?.close();
@@ -234,13 +237,7 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
   const child = proc!;
   const call = pipe!.call;
   // as puppeteer.launch does: the browser does not outlive this process
-  const killOnExit = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      /* gone already */
-    }
-  };
+  const killOnExit = () => void killGroupNow(child);
   process.once('exit', killOnExit);
   // The initial about:blank tab is never used: closing it frees its renderer process (about
   // 20 MiB), so every renderer left belongs to a pool page. The browser stays up with no tab.
