@@ -9,6 +9,11 @@
 // in the config). Reports renders/s, p50 and CPU ms per render split by process (server,
 // browser, renderers), and the B/A ratios. The load generator is this process, in both sides.
 // Prints a markdown table; nothing is written. Quote it with the load average it prints.
+//
+//   AB_ENV_A='POOL_SIZE=3 X=y', AB_ENV_B=...: extra environment for that side's server (one
+//   checkout can then be set against itself with another setting); AB_WARM=n: n warm-up renders
+//   of the corpus per round instead of 480 (more pages need more to warm: each page's V8 warms
+//   on its own renders).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -31,13 +36,16 @@ interface Workload { name: string; bodies: Body[]; concurrency: number; warm: nu
 const WORKLOADS: Workload[] = [
   // warm-ups long enough for V8 to have optimised the server's and the pages' code (Node's CPU
   // per render falls by half over the first ~1,000 renders: bench/perf-node-chain-2026-11-26.md)
-  { name: 'corpus, 4 in flight', bodies: generateCorpus().map((e) => e.body), concurrency: 4, warm: 480, total: 240 },
+  { name: 'corpus, 4 in flight', bodies: generateCorpus().map((e) => e.body), concurrency: 4, warm: Number(process.env.AB_WARM ?? 480), total: 240 },
   { name: '100x100 bar, 1 in flight', bodies: [barBody('bar', 100, 100)], concurrency: 1, warm: 500, total: 200 },
   { name: '100,000-point line, 1 in flight', bodies: [xyLine(100000)], concurrency: 1, warm: 2, total: 8 },
 ];
 
 type Row = { perSecond: number[]; p50: number[]; cpu: Split[] };
 const results = new Map<string, Row>();
+/** AB_ENV_A / AB_ENV_B: 'K=v K2=v2' */
+const sideEnv = (side: 'A' | 'B'): Record<string, string> =>
+  Object.fromEntries((process.env[`AB_ENV_${side}`] ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const row = (key: string) => results.get(key) ?? (results.set(key, { perSecond: [], p50: [], cpu: [] }), results.get(key)!);
 
 async function measure(side: 'A' | 'B', dir: string): Promise<void> {
@@ -46,7 +54,7 @@ async function measure(side: 'A' | 'B', dir: string): Promise<void> {
   process.chdir(dir); // bench/server.ts runs dist/cli.js of the current directory
   try {
     const acct = benchAccount(dataDir);
-    const server = await startServer(dataDir, PORT);
+    const server = await startServer(dataDir, PORT, sideEnv(side));
     try {
       const base = `http://127.0.0.1:${PORT}`;
       for (const w of WORKLOADS) {
@@ -83,7 +91,7 @@ const cpuCell = (r: Row) => {
   const m = (k: keyof Split) => r1(median(r.cpu.map((c) => c[k])));
   return `${r1(median(r.cpu.map((c) => c['node server'] + c['browser process'] + c.renderers + c['gpu/utility'])))} (node ${m('node server')}, browser ${m('browser process')}, renderers ${m('renderers')})`;
 };
-console.log(`A: ${dirA}\nB: ${dirB}\n${ROUNDS} rounds, medians; load average ${startLoad.join(', ')} at start, ${loadavg().map(r1).join(', ')} at end\n`);
+console.log(`A: ${dirA} ${process.env.AB_ENV_A ?? ''}\nB: ${dirB} ${process.env.AB_ENV_B ?? ''}\n${ROUNDS} rounds, medians; load average ${startLoad.join(', ')} at start, ${loadavg().map(r1).join(', ')} at end\n`);
 console.log('| workload | A renders/s | B renders/s | A p50 ms | B p50 ms | A CPU ms/render | B CPU ms/render | B/A CPU |');
 console.log('|---|---|---|---|---|---|---|---|');
 for (const w of WORKLOADS) {
