@@ -71,6 +71,10 @@ export interface PageOptions {
   /** data:image URLs drawn behind the chart in order (renderer-page/images.js): QuickChart's
    *  backgroundImageUrl, /qr's code and center image. The answer is then a promise. */
   images?: ReadonlyArray<PlacedImage>;
+  /** Sent behind another render on this page before that one's answer came back (a ride,
+   *  src/render/pool.ts): refused (PageFailure.rideRefused) unless the render before it ended
+   *  here, drew, and left nothing that needs a reset. */
+  ride?: boolean;
 }
 
 /** An image the page draws: a data:image URL, in a box of CSS pixels (absent: the whole canvas),
@@ -114,6 +118,8 @@ export interface PageFailure {
   budget?: true;
   /** An allocation went over the memory budget (alloc-guard.js): the page is replaced. */
   memoryBudget?: true;
+  /** A ride refused: nothing ran; Node sends the request again on a clean page. */
+  rideRefused?: true;
 }
 
 export type PageAnswer = PageResult | PageFailure;

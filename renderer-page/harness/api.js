@@ -45,12 +45,38 @@ function renderWire(options, configJson, configDeflated, configJs) {
     bad.needsReset = false;
     return answerText(/** @type {import('../protocol').PageAnswer} */ (bad));
   }
+  // A ride (sent before the answer to the render ahead of it came back) runs only on a page
+  // whose last render ended, drew and needs no reset: one still running (awaiting, or stopped
+  // half-way by an interrupt), failed, or whose caller code left anything behind leaves the
+  // page to its reset first.
+  if (req.ride === true && !(lastSettled && lastClean)) {
+    var refused = outcome(false);
+    refused.error = 'the page is not clean for a ride';
+    refused.rideRefused = true;
+    refused.ranFunctions = false;
+    refused.needsReset = false;
+    return answerText(/** @type {import('../protocol').PageAnswer} */ (refused));
+  }
+  lastSettled = false;
+  lastClean = false;
   // the texts that crossed on their own (the options never carry them)
   req.configJson = typeof configJson === 'string' ? configJson : undefined;
   req.configDeflated = typeof configDeflated === 'string' ? configDeflated : undefined;
   req.configJs = typeof configJs === 'string' ? configJs : undefined;
   var out = render(req);
-  return isPromise(out) ? answerLater(out) : answerText(/** @type {import('../protocol').PageAnswer} */ (out));
+  return isPromise(out) ? answerLater(out) : answerText(settle(/** @type {import('../protocol').PageAnswer} */ (out)));
+}
+
+// How the last render through renderWire ended, for a ride behind it (a new document starts clean).
+var lastSettled = true;
+var lastClean = true;
+
+/** Notes how a render ended; returns its answer.
+ * @param {import('../protocol').PageAnswer} a */
+function settle(a) {
+  lastSettled = true;
+  lastClean = a.ok === true && a.needsReset === false;
+  return a;
 }
 
 /** An async function's promise, told by its prototype (saved at load), not by anything it inherits.
@@ -62,7 +88,7 @@ function isPromise(x) {
 
 /** @param {Promise<import('../protocol').PageAnswer>} p */
 async function answerLater(p) {
-  return answerText(await p);
+  return answerText(settle(await p));
 }
 
 /**

@@ -31,6 +31,12 @@ export class FairQueue<T> {
     this.count++;
   }
 
+  /** The item shift() would return next, left in place. */
+  peek(): T | undefined {
+    if (this.count === 0) return undefined;
+    return this.fifos.get(this.ring[this.next]!)![0];
+  }
+
   /** The next item, round-robin across owners, FIFO within one owner. */
   shift(): T | undefined {
     if (this.count === 0) return undefined;
@@ -153,7 +159,10 @@ export interface AdmissionStats {
 
 interface Waiter {
   owner: string;
-  resolve: () => void;
+  /** What the request asked for beyond a slot (the pool: its Chart.js version), for handOff. */
+  tag: unknown;
+  /** undefined: a slot; anything else: what handOff() gave it instead (no slot held). */
+  resolve: (handed?: unknown) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout | undefined;
   /** Removes the abort listener (once the waiter is served, refused or gone). */
@@ -185,9 +194,11 @@ export class AdmissionGate {
    * later when the wait runs out or a lighter owner displaces it). Every success must be
    * paired with exactly one leave(). A request whose `signal` aborts (its client went away)
    * leaves the queue at once and is refused with reason 'aborted'; one aborted before it
-   * came is refused without taking a slot.
+   * came is refused without taking a slot. The promise resolves with undefined for a slot, or
+   * with what handOff() gave the request instead of one (then it holds no slot: no leave()).
+   * `tag` is what handOff() is told about the request (the pool: its Chart.js version).
    */
-  enter(owner: string, signal?: AbortSignal): Promise<void> | null {
+  enter(owner: string, signal?: AbortSignal, tag?: unknown): Promise<unknown> | null {
     if (signal?.aborted) {
       this.counters.abandoned++;
       return Promise.reject(new AdmissionRefused('aborted', 0, 'the client went away'));
@@ -215,8 +226,8 @@ export class AdmissionGate {
       this.counters.displaced++;
       victim.reject(new AdmissionRefused('displaced', this.drainMs(), 'render queue is full'));
     }
-    return new Promise<void>((resolve, reject) => {
-      const w: Waiter = { owner, resolve, reject, timer: undefined, unlisten: undefined };
+    return new Promise<unknown>((resolve, reject) => {
+      const w: Waiter = { owner, tag, resolve, reject, timer: undefined, unlisten: undefined };
       w.timer = setTimeout(() => {
         if (!this.queue.remove(w.owner, w)) return;
         settle(w);
@@ -256,6 +267,30 @@ export class AdmissionGate {
     }
     settle(w);
     w.resolve();
+  }
+
+  /**
+   * Serves the next waiter (round-robin, as leave() would) with `handed` instead of a slot,
+   * when its tag is accepted: the pool's ride behind a page's render (pool.ts). False when
+   * nobody waits or the next waiter's tag is not accepted; nobody is skipped over.
+   */
+  handOff(handed: unknown, accepts: (tag: unknown) => boolean): boolean {
+    const next = this.queue.peek();
+    if (!next || !accepts(next.tag)) return false;
+    const w = this.queue.shift()!;
+    settle(w);
+    w.resolve(handed);
+    return true;
+  }
+
+  /** Every slot is held and nobody waits: a request now would be the first in the queue. */
+  full(): boolean {
+    return this.free <= 0 && this.queue.size === 0;
+  }
+
+  /** A render's hold time that ended no slot's hold (a ride). */
+  sample(heldMs: number): void {
+    this.hold.add(heldMs);
   }
 
   /** Refuses everyone waiting (shutdown). */

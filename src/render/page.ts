@@ -40,6 +40,19 @@ export class RenderError extends Error {
   }
 }
 
+/**
+ * A ride (a render sent behind another on the same page before that one's answer came back,
+ * pool.ts) that did not run as its own: the page refused it (the render ahead failed, ran
+ * unproven caller code, or is still running), or the render ahead was interrupted or the page
+ * crashed while it waited. Nothing of it is the caller's: the pool sends it again on a clean page.
+ */
+export class RideRefused extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'RideRefused';
+  }
+}
+
 /** How long an interrupted script may take to stop before its page is replaced. */
 export const INTERRUPT_SETTLE_MS = 1000;
 
@@ -153,8 +166,11 @@ export class RenderPage {
   /** Rejects when the page's renderer crashes or the page closes: raced against every render. */
   readonly crashed: Promise<never>;
   private failCrashed!: (e: Error) => void;
-  /** Set when the last render ran past its deadline: resolves true once its script stopped. */
+  /** Set when a render ran past its deadline: resolves true once its script stopped. Taken
+   *  (and cleared) when the page is given back (takeInterruption). */
   private interrupted: Promise<boolean> | null = null;
+  /** Interruptions so far: a ride tells one of the render ahead of it from its own. */
+  private interrupts = 0;
 
   constructor(
     readonly id: number,
@@ -182,6 +198,7 @@ export class RenderPage {
    * that does not stop in time (a renderer stuck in native code) gets its page replaced.
    */
   private interrupt(pending: Promise<unknown>): void {
+    this.interrupts++;
     this.interrupted = withDeadline(
       Promise.all([this.cdp.send('Runtime.terminateExecution'), pending.catch(() => undefined)]).then(() => !this.dead),
       INTERRUPT_SETTLE_MS,
@@ -199,9 +216,18 @@ export class RenderPage {
   }
 
   /** A request already on the wire (toWire), so that deflating a large config does not hold the
-   *  page. `deadlineMs`: this render's deadline (its caller's class); absent: RENDER_TIMEOUT_MS. */
-  render(req: WireRequest, deadlineMs?: number): Promise<PageResult> {
-    return this.call<PageResult>(CALL_RENDER, wireArguments(req), deadlineMs, fromAnswerText);
+   *  page. `deadlineMs`: this render's deadline (its caller's class); absent: RENDER_TIMEOUT_MS.
+   *  `behind`: a ride, sent behind that render (its promise) on this page: its deadline starts
+   *  once that one settled, it goes as `ride` (the page refuses it unless the render ahead ended
+   *  clean), and anything that was not its own doing fails it with RideRefused. */
+  render(req: WireRequest, deadlineMs?: number, behind?: Promise<unknown>): Promise<PageResult> {
+    const args = wireArguments(behind ? { ...req, ride: true } : req);
+    return this.call<PageResult>(CALL_RENDER, args, deadlineMs, fromAnswerText, behind);
+  }
+
+  /** A render of this page ran past its deadline and the page was not given back since. */
+  get wasInterrupted(): boolean {
+    return this.interrupted !== null;
   }
 
   /**
@@ -288,9 +314,17 @@ export class RenderPage {
     return new RenderError(kind, String(f.error).slice(0, 300), undefined, f.imageBytes);
   }
 
-  private async call<T extends { ok: boolean }>(fn: string, args: unknown[], deadlineMs = this.renderTimeoutMs, decode?: (value: unknown) => unknown): Promise<T> {
+  private async call<T extends { ok: boolean }>(
+    fn: string,
+    args: unknown[],
+    deadlineMs = this.renderTimeoutMs,
+    decode?: (value: unknown) => unknown,
+    behind?: Promise<unknown>,
+  ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    this.interrupted = null;
+    let settled = false;
+    let timedOut = false;
+    const interruptsBefore = this.interrupts;
     const pending = this.send('Runtime.callFunctionOn', {
       functionDeclaration: fn,
       objectId: this.windowId,
@@ -299,30 +333,46 @@ export class RenderPage {
       awaitPromise: true,
     });
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new RenderError('timeout', `render timed out after ${seconds(deadlineMs)}`));
-        this.interrupt(pending);
-      }, deadlineMs);
+      const arm = () => {
+        if (settled) return;
+        timer = setTimeout(() => {
+          timedOut = true;
+          reject(new RenderError('timeout', `render timed out after ${seconds(deadlineMs)}`));
+          this.interrupt(pending);
+        }, deadlineMs);
+      };
+      // a ride's deadline starts when the render ahead of it is over
+      if (behind) behind.then(arm, arm);
+      else arm();
     });
+    // a ride failed by what happened to the render ahead of it, not by itself
+    const notOwn = () => behind !== undefined && !timedOut && this.interrupts !== interruptsBefore;
     try {
       const res = (await Promise.race([pending, timeout, this.crashed])) as {
         result: { value?: unknown };
         exceptionDetails?: { text?: string; exception?: { description?: string } };
       };
       if (res.exceptionDetails) {
+        if (notOwn()) throw new RideRefused('the render ahead was interrupted');
         const msg = res.exceptionDetails.exception?.description ?? res.exceptionDetails.text ?? 'page exception';
         throw new RenderError('config', msg.split('\n')[0]!.slice(0, 300));
       }
       const value = (decode ? decode(res.result.value) : res.result.value) as T | undefined;
       if (!value || typeof value !== 'object') throw new RenderError('crash', 'harness returned nothing');
-      if (value.ok === false) throw this.failed(value as unknown as PageFailure);
+      if (value.ok === false) {
+        const f = value as unknown as PageFailure;
+        if (f.rideRefused === true && behind) throw new RideRefused('the page was not clean for a ride');
+        throw this.failed(f);
+      }
       return value as T;
     } catch (err) {
-      if (err instanceof RenderError) throw err;
+      if (err instanceof RenderError || err instanceof RideRefused) throw err;
+      if (notOwn()) throw new RideRefused('the render ahead was interrupted');
       if (this.interrupted) throw new RenderError('timeout', `render timed out after ${seconds(deadlineMs)}`);
       this.markDead('protocol error');
       throw new RenderError('crash', (err as Error).message);
     } finally {
+      settled = true;
       clearTimeout(timer);
     }
   }

@@ -7,7 +7,7 @@ import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admissio
 import { VersionAffinity, DEFAULT_CHARTJS, VERSION_IDLE_MS } from './affinity.js';
 import type { PageFactory } from './pageFactory.js';
 import type { ChartjsVersion } from './harness.js';
-import { RenderError, sleep, toWire, withDeadline, type PageRequest, type PageResult, type RenderPage } from './page.js';
+import { RenderError, RideRefused, sleep, toWire, withDeadline, type PageRequest, type PageResult, type RenderPage, type WireRequest } from './page.js';
 import type { Logger } from '../log.js';
 import { tracer, type SpanAttributes } from '../tracing.js';
 
@@ -35,6 +35,51 @@ export interface MemoryWatch {
 /** How long the reset of a page whose render was interrupted may take before it is replaced. */
 export const INTERRUPTED_RESET_MS = 2000;
 
+/**
+ * A place behind the render a page is drawing: a waiting request handed one (AdmissionGate
+ * handOff) sends its render to that page at once, to run as soon as the one ahead of it ends,
+ * instead of waiting for the answer to cross back to Node and the page to be given back
+ * (about 1-3 ms a render in which the page draws nothing). docs/decisions/0033-rides.md.
+ */
+interface Ride {
+  readonly page: RenderPage;
+  /** The render ahead of it (settles either way). */
+  readonly behind: Promise<unknown>;
+}
+
+/** The renders sent to one leased page since it was leased: it goes back when the last ends. */
+interface Chain {
+  /** Renders sent (or rides handed out) and not ended yet. */
+  count: number;
+  /** Some render of the chain needs the page reset before anyone else may use it. */
+  reset: boolean;
+  /** performance.now() at lease. */
+  readonly leased: number;
+  /** A ride handed out behind the last render and not sent yet. */
+  riding: boolean;
+  /** The last render sent, when a ride may still go behind it (none handed out yet). */
+  open: Promise<unknown> | null;
+  /** When that render was sent (performance.now()): the oldest is likely the first to end. */
+  openedAt: number;
+  /** When the render ahead of the next one ended (performance.now()): each render's own hold time. */
+  lastEnd: number;
+}
+
+/**
+ * Renders that may have a ride behind them: ones the page answers synchronously (a deflated
+ * config and images make it await: a ride would run in the middle of them) and that run no
+ * caller code. The page would refuse a ride behind caller code it cannot prove pure, after the
+ * ride crossed for nothing; a config with function strings is not worth the guess. A render
+ * that fails is only known when it ended: the page refuses the ride behind it then.
+ */
+function rideable(wire: WireRequest): boolean {
+  if ('configDeflated' in wire && wire.configDeflated !== undefined) return false;
+  if (wire.images !== undefined || wire.configJs !== undefined) return false;
+  if (!wire.allowFunctions) return true;
+  const json = 'configJson' in wire && typeof wire.configJson === 'string' ? wire.configJson : null;
+  return json !== null && !json.includes('function') && !json.includes('=>');
+}
+
 // Every lease is given back in `finally`; a page that failed, timed out or crashed
 // is destroyed, a page that ran caller code is reset (page.ts) before anyone else may use it
 // (unless every function was proven pure by renderer-page/pure.js and the page found nothing
@@ -43,7 +88,9 @@ export const INTERRUPTED_RESET_MS = 2000;
 export class PagePool {
   private pool!: Pool<RenderPage>;
   private closing = false;
-  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0 };
+  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0, rides: 0, rideRetries: 0 };
+  /** The leased pages' chains of renders (rides included). */
+  private readonly chains = new Map<RenderPage, Chain>();
   /**
    * Who may lease a page next. generic-pool's own queue is strictly FIFO and only refuses when
    * full or when the wait ran out; the gate in front of it holds one slot per page, serves
@@ -107,12 +154,17 @@ export class PagePool {
    * when no page comes (generic-pool's acquire timeout: the pool is refilling after a crash).
    * A request whose `signal` aborts while it waits leaves the queue and takes no page.
    */
-  private async acquire(owner: string, signal?: AbortSignal, version: ChartjsVersion = DEFAULT_CHARTJS): Promise<RenderPage> {
+  private async acquire(owner: string, signal?: AbortSignal, version: ChartjsVersion = DEFAULT_CHARTJS, mayRide = false): Promise<RenderPage | Ride> {
     if (this.closing) throw new RenderError('busy', 'shutting down');
-    const wait = this.gate.enter(owner, signal);
+    if (mayRide && !signal?.aborted) {
+      const ride = this.openRide(version);
+      if (ride) return ride;
+    }
+    const wait = this.gate.enter(owner, signal, mayRide ? version : undefined);
     if (wait) {
       try {
-        await wait;
+        const handed = await wait;
+        if (handed) return handed as Ride;
       } catch (err) {
         const gone = err instanceof AdmissionRefused && err.reason === 'aborted';
         if (!gone) this.counters.queueRejections++;
@@ -166,39 +218,152 @@ export class PagePool {
    * `owner` (an account, a client address) is whom the admission queue keeps fair between;
    * `signal` (the client's connection) takes the request out of the queue when it aborts.
    */
-  async render(req: PageRequest, owner = '', signal?: AbortSignal): Promise<PageResult> {
+  async render(req: PageRequest, owner = '', signal?: AbortSignal, mayRide = true): Promise<PageResult> {
     const version = req.chartjs ?? DEFAULT_CHARTJS;
     this.versions.asked(version);
     const wire = await toWire(this.opts.renderMemoryMb ? { ...req, memoryBudgetMb: this.opts.renderMemoryMb } : req, this.opts.deflateFrom);
-    const rp = await tracer().span('admission wait', { 'chartshot.chartjs': version }, async (span) => {
+    const got = await tracer().span('admission wait', { 'chartshot.chartjs': version }, async (span) => {
       const asked = performance.now();
-      const page = await this.acquire(owner, signal, version);
-      span.set({ 'chartshot.queue_wait_ms': performance.now() - asked, 'chartshot.page.id': page.id });
+      const page = await this.acquire(owner, signal, version, mayRide);
+      span.set({ 'chartshot.queue_wait_ms': performance.now() - asked, 'chartshot.page.id': 'behind' in page ? page.page.id : page.id });
       return page;
     });
+    if ('behind' in got) return this.ride(got, req, wire, owner, signal);
+    const rp = got;
     const leased = performance.now();
+    const chain: Chain = { count: 1, reset: false, leased, riding: false, open: null, openedAt: 0, lastEnd: leased };
+    this.chains.set(rp, chain);
     let reset = true;
     try {
       if (rp.version !== version) await this.versions.switchVersion(rp, version);
       this.counters.renders++;
       const oomBefore = this.memory.oomKills();
-      const res = await tracer().span('page render', pageAttributes(req, rp.id), () => rp.render(wire, req.deadlineMs)).catch((err: unknown) => {
-        throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
-      });
+      const res = await tracer()
+        .span('page render', pageAttributes(req, rp.id), () => this.send(rp, chain, wire, req.deadlineMs))
+        .catch((err: unknown) => {
+          throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
+        });
       rp.renders++;
       // no caller code ran, or all of it was proven pure and left nothing behind
       reset = res.needsReset !== false;
       return res;
     } finally {
       // a refused config may have left half-built state behind: reset before reuse
-      void this.giveBack(rp, reset, leased);
+      this.ended(rp, chain, reset);
     }
+  }
+
+  /**
+   * Sends a render on a leased page (behind another one for a ride). Once it is the one the
+   * page draws (at once, or when the render ahead of it ended), a ride behind it is offered to
+   * the next request waiting, when it allows one: at most one render waits in a page, so
+   * queueing stays with the admission gate (its limits, its fairness, its Retry-After).
+   */
+  private send(rp: RenderPage, chain: Chain, wire: WireRequest, deadlineMs: number | undefined, behind?: Promise<unknown>): Promise<PageResult> {
+    const p = rp.render(wire, deadlineMs, behind);
+    chain.open = null;
+    // no ride behind a render the page awaits, or one that may be the page's last before it recycles
+    if (!rideable(wire) || rp.renders + chain.count + 1 >= rp.maxRenders) return p;
+    let over = false;
+    const behindIt = p.then(
+      () => void (over = true),
+      () => void (over = true),
+    );
+    const offer = () => {
+      // not on a page that is dead, interrupted or going away, nor behind a render already over
+      if (over || this.closing || chain.riding || chain.count === 0 || this.chains.get(rp) !== chain || rp.dead || rp.wasInterrupted) return;
+      if (this.gate.handOff({ page: rp, behind: behindIt } satisfies Ride, (tag) => tag === rp.version)) {
+        chain.count++;
+        chain.riding = true;
+        return;
+      }
+      // nobody waits: the first request to come while it draws rides behind it
+      chain.open = behindIt;
+      chain.openedAt = performance.now();
+      void behindIt.then(() => {
+        if (chain.open === behindIt) chain.open = null;
+      });
+    };
+    if (behind) void behind.then(offer);
+    else offer();
+    return p;
+  }
+
+  /** A ride for a request that would otherwise queue: behind the oldest render of its version
+   *  that still takes one. Only when no page is free and nobody waits (nobody is overtaken). */
+  private openRide(version: ChartjsVersion): Ride | null {
+    if (this.closing || !this.gate.full()) return null;
+    let best: [RenderPage, Chain] | null = null;
+    for (const [rp, chain] of this.chains) {
+      if (!chain.open || chain.riding || rp.dead || rp.wasInterrupted || rp.version !== version) continue;
+      if (!best || chain.openedAt < best[1].openedAt) best = [rp, chain];
+    }
+    if (!best) return null;
+    const [page, chain] = best;
+    const ride: Ride = { page, behind: chain.open! };
+    chain.open = null;
+    chain.count++;
+    chain.riding = true;
+    return ride;
+  }
+
+  /**
+   * A ride: the render goes to the page at once, behind the render it was handed out after.
+   * When it could not run as its own (the page refused it, or the render ahead was interrupted
+   * or crashed the page), it is sent again through the pool like any request, with no ride.
+   */
+  private async ride(ride: Ride, req: PageRequest, wire: WireRequest, owner: string, signal?: AbortSignal): Promise<PageResult> {
+    const rp = ride.page;
+    const chain = this.chains.get(rp)!;
+    chain.riding = false;
+    let reset = false;
+    let again = false;
+    try {
+      if (this.closing) throw new RenderError('busy', 'shutting down');
+      if (signal?.aborted) throw new RenderError('busy', 'the client went away');
+      if (rp.dead || rp.wasInterrupted) {
+        again = true;
+      } else {
+        this.counters.renders++;
+        this.counters.rides++;
+        const oomBefore = this.memory.oomKills();
+        try {
+          const res = await tracer().span('page render', { ...pageAttributes(req, rp.id), 'chartshot.ride': true }, () => this.send(rp, chain, wire, req.deadlineMs, ride.behind));
+          rp.renders++;
+          reset = res.needsReset !== false;
+          return res;
+        } catch (err) {
+          reset = true;
+          // the page crashed (or its renderer was killed over memory) while it waited: not its doing
+          if (err instanceof RideRefused || (err instanceof RenderError && err.kind === 'crash')) again = true;
+          else throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
+        }
+      }
+    } finally {
+      this.ended(rp, chain, reset);
+    }
+    this.counters.rideRetries++;
+    return this.render(req, owner, signal, false);
+  }
+
+  /** One render of a page's chain ended: the page goes back when it was the last. */
+  private ended(rp: RenderPage, chain: Chain, reset: boolean): void {
+    const now = performance.now();
+    if (reset) chain.reset = true;
+    if (--chain.count > 0) {
+      // a ride's own hold time, from when the render ahead of it ended
+      this.gate.sample(now - chain.lastEnd);
+      chain.lastEnd = now;
+      return;
+    }
+    this.chains.delete(rp);
+    void this.giveBack(rp, chain.reset, chain.lastEnd);
   }
 
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
   async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
     const version = req.chartjs ?? DEFAULT_CHARTJS;
-    const rp = await this.acquire('', undefined, version);
+    const rp = (await this.acquire('', undefined, version)) as RenderPage;
     try {
       if (rp.version !== version) await this.versions.switchVersion(rp, version);
       return await rp.floor(req, n);
@@ -266,6 +431,8 @@ export class PagePool {
     await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) => this.log.warn({ err }, 'pool drain incomplete'));
   }
 }
+
+function noop(): void {}
 
 /** What a page render span says about its chart (no config content: it may be private). */
 function pageAttributes(req: PageRequest, pageId: number): SpanAttributes {

@@ -27,6 +27,10 @@ export interface PoolStats {
   /** Renders stopped at their deadline by interrupting their script (then the page is reset, or
    *  replaced when the script did not stop). */
   renderInterrupts?: number;
+  /** Renders sent to a page behind the one it was drawing (pool.ts rides), and of those the ones
+   *  sent again on a clean page because they could not run as their own. */
+  rides?: number;
+  rideRetries?: number;
   /** The admission queue in front of the pages (see admission.ts). */
   admission?: AdmissionStats;
   /** How Chromium is contained (browser.ts); absent before the first launch. */
@@ -56,7 +60,7 @@ export interface RendererInfo {
 export interface StatsParts {
   size: number;
   pool: { available: number; borrowed: number; pending: number; admission: AdmissionStats };
-  counters: { queueRejections: number; renders: number; pageResets: number; renderInterrupts: number };
+  counters: { queueRejections: number; renders: number; pageResets: number; renderInterrupts: number; rides: number; rideRetries: number };
   pages: { pagesCreated: number; pagesDestroyed: number; pagesCrashed: number };
   browser: { restarts: number; connected: boolean; containment?: { sandbox: SandboxMode; uid: number; memoryWall: MemoryWallStatus } };
   versions: Record<ChartjsVersion, number>;
@@ -84,6 +88,8 @@ export function poolStats(p: StatsParts): PoolStats {
     pageResets: p.counters.pageResets,
     versionSwitches: p.versionSwitches,
     renderInterrupts: p.counters.renderInterrupts,
+    rides: p.counters.rides,
+    rideRetries: p.counters.rideRetries,
     browserConnected: p.browser.connected,
     admission: p.pool.admission,
     ...(c && { renderer: rendererInfo(c.sandbox, c.uid, p.fingerprint) }),

@@ -90,6 +90,8 @@ export class Metrics implements RenderObserver, CacheObserver {
     follow('chartshot_browser_restarts_total', 'Times the browser was lost and relaunched.', (s) => s.browserRestarts);
     follow('chartshot_pages_created_total', 'Pages created (warm-up included).', (s) => s.pagesCreated);
     follow('chartshot_pages_destroyed_total', 'Pages destroyed (recycled, failed or timed out).', (s) => s.pagesDestroyed);
+    follow('chartshot_rides_total', 'Renders sent to a page behind the one it was drawing (decision 33).', (s) => s.rides ?? 0);
+    follow('chartshot_ride_retries_total', 'Rides sent again on a clean page: the page refused them, or the render ahead was interrupted or crashed.', (s) => s.rideRetries ?? 0);
     this.resetSnapshot = () => {
       snapshot = null;
     };

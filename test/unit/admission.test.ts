@@ -141,7 +141,7 @@ describe('wait estimate', () => {
 });
 
 describe('AdmissionGate', () => {
-  const refusal = async (p: Promise<void> | null): Promise<AdmissionRefused> => {
+  const refusal = async (p: Promise<unknown> | null): Promise<AdmissionRefused> => {
     expect(p).to.not.equal(null);
     return rejection(p!, AdmissionRefused);
   };
@@ -157,6 +157,28 @@ describe('AdmissionGate', () => {
     // the slot went to the waiter, not to background work
     expect(g.tryEnter()).to.equal(false);
     g.leave();
+    expect(g.tryEnter()).to.equal(true);
+  });
+
+  it('handOff serves the next waiter in turn with what it is handed instead of a slot, only when its tag is accepted', async () => {
+    const g = new AdmissionGate({ slots: 1, maxQueue: 10, maxWaitMs: 1000, initialHoldMs: 10 });
+    expect(g.full()).to.equal(false);
+    expect(g.handOff('ride', () => true)).to.equal(false); // nobody waits
+    expect(g.enter('a')).to.equal(null);
+    expect(g.full()).to.equal(true);
+    const a = g.enter('a', undefined, 4)!;
+    const b = g.enter('b', undefined, 3)!;
+    expect(g.full()).to.equal(false); // somebody waits: a newcomer would queue behind them
+    // the next in turn (a, tag 4) is not accepted: nobody is skipped over to reach b
+    expect(g.handOff('ride', (tag) => tag === 3)).to.equal(false);
+    expect(g.stats().waiting).to.equal(2);
+    expect(g.handOff('ride on 4', (tag) => tag === 4)).to.equal(true);
+    expect(await a).to.equal('ride on 4');
+    // a holds no slot: the slot's holder leaving serves b with a slot (undefined)
+    g.leave(10);
+    expect(await b).to.equal(undefined);
+    expect(g.tryEnter()).to.equal(false);
+    g.leave(10);
     expect(g.tryEnter()).to.equal(true);
   });
 
