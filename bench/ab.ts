@@ -13,7 +13,7 @@
 //   AB_ENV_A='POOL_SIZE=3 X=y', AB_ENV_B=...: extra environment for that side's server (one
 //   checkout can then be set against itself with another setting); AB_WARM=n: n warm-up renders
 //   of the corpus per round instead of 480 (more pages need more to warm: each page's V8 warms
-//   on its own renders).
+//   on its own renders); AB_ONLY=corpus|bar|line: that workload alone.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -40,6 +40,8 @@ const WORKLOADS: Workload[] = [
   { name: '100x100 bar, 1 in flight', bodies: [barBody('bar', 100, 100)], concurrency: 1, warm: 500, total: 200 },
   { name: '100,000-point line, 1 in flight', bodies: [xyLine(100000)], concurrency: 1, warm: 2, total: 8 },
 ];
+
+if (process.env.AB_ONLY) WORKLOADS.splice(0, WORKLOADS.length, ...WORKLOADS.filter((w) => w.name.includes(process.env.AB_ONLY!)));
 
 type Row = { perSecond: number[]; p50: number[]; cpu: Split[] };
 const results = new Map<string, Row>();
