@@ -311,36 +311,51 @@ export class PagePool {
    * A ride: the render goes to the page at once, behind the render it was handed out after.
    * When it could not run as its own (the page refused it, or the render ahead was interrupted
    * or crashed the page), it is sent again through the pool like any request, with no ride.
+   * It waits behind that render no longer than a request may wait for a page
+   * (ACQUIRE_TIMEOUT_MS): a render ahead that hangs answers it 503 in time, as the queue would;
+   * the page still runs it (it is already there) and goes back when it is done with it.
    */
   private async ride(ride: Ride, req: PageRequest, wire: WireRequest, owner: string, signal?: AbortSignal): Promise<PageResult> {
     const rp = ride.page;
     const chain = this.chains.get(rp)!;
     chain.riding = false;
-    let reset = false;
-    let again = false;
-    try {
+    if (this.closing || signal?.aborted || rp.dead || rp.wasInterrupted) {
+      this.ended(rp, chain, false);
       if (this.closing) throw new RenderError('busy', 'shutting down');
       if (signal?.aborted) throw new RenderError('busy', 'the client went away');
-      if (rp.dead || rp.wasInterrupted) {
-        again = true;
-      } else {
-        this.counters.renders++;
-        this.counters.rides++;
-        const oomBefore = this.memory.oomKills();
-        try {
-          const res = await tracer().span('page render', { ...pageAttributes(req, rp.id), 'chartshot.ride': true }, () => this.send(rp, chain, wire, req.deadlineMs, ride.behind));
-          rp.renders++;
-          reset = res.needsReset !== false;
-          return res;
-        } catch (err) {
-          reset = true;
-          // the page crashed (or its renderer was killed over memory) while it waited: not its doing
-          if (err instanceof RideRefused || (err instanceof RenderError && err.kind === 'crash')) again = true;
-          else throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
-        }
+      this.counters.rideRetries++;
+      return this.render(req, owner, signal, false);
+    }
+    this.counters.renders++;
+    this.counters.rides++;
+    const oomBefore = this.memory.oomKills();
+    const sent = tracer().span('page render', { ...pageAttributes(req, rp.id), 'chartshot.ride': true }, () => this.send(rp, chain, wire, req.deadlineMs, ride.behind));
+    // the page's chain ends when the page is done with the ride, whatever its caller was told
+    void sent.then(
+      (res) => {
+        rp.renders++;
+        this.ended(rp, chain, res.needsReset !== false);
+      },
+      () => this.ended(rp, chain, true),
+    );
+    let waiting: NodeJS.Timeout | undefined;
+    const tooLong = new Promise<never>((_, reject) => {
+      waiting = setTimeout(() => reject(new RenderError('busy', 'no renderer free in time', this.gate.stats().avgHoldMs)), this.opts.acquireTimeoutMs);
+    });
+    void ride.behind.then(() => clearTimeout(waiting));
+    try {
+      return await Promise.race([sent, tooLong]);
+    } catch (err) {
+      if (err instanceof RenderError && err.kind === 'busy') {
+        this.counters.queueRejections++;
+        throw err;
+      }
+      // the page crashed (or its renderer was killed over memory) while it waited: not its doing
+      if (!(err instanceof RideRefused || (err instanceof RenderError && err.kind === 'crash'))) {
+        throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
       }
     } finally {
-      this.ended(rp, chain, reset);
+      clearTimeout(waiting);
     }
     this.counters.rideRetries++;
     return this.render(req, owner, signal, false);

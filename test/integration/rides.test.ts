@@ -65,6 +65,25 @@ describe('rides: renders sent behind one another on a page', function () {
     expect(after.retries - before.retries).to.equal(0);
   });
 
+  it('a mixed batch (caller code that stamps, refused configs, pure callbacks, plain charts) leaves every plain chart exactly as drawn alone', async () => {
+    const stamp = page({
+      type: 'bar',
+      data: BAR.data,
+      options: { plugins: { title: { display: true, text: "function(){ Chart.register({id:'evil2', afterDraw(c){ c.ctx.fillStyle='red'; c.ctx.fillRect(0,0,300,200); }}); return 'x'; }" } } },
+    });
+    const bad = page({ type: 'nosuchtype', data: BAR.data });
+    const pure = page({ type: 'bar', data: BAR.data, options: { scales: { y: { ticks: { callback: '(v) => v + " u"' } } } } });
+    const kinds = [page(BAR), stamp, page(BAR), bad, page(BAR), pure, page(BAR), page(BAR), stamp, page(BAR), bad, page(BAR)];
+    for (let round = 0; round < 3; round++) {
+      const out = await Promise.allSettled(kinds.map((k) => pool.render(k)));
+      out.forEach((r, i) => {
+        if (kinds[i] === bad) return expect(r.status, `request ${i}`).to.equal('rejected');
+        expect(r.status, `request ${i}`).to.equal('fulfilled');
+        if (kinds[i]!.config === BAR) expect(Buffer.from((r as PromiseFulfilledResult<{ data: string }>).value.data, 'base64').equals(clean), `request ${i}`).to.equal(true);
+      });
+    }
+  });
+
   it('nothing rides behind caller code: the next render waits for the reset and draws unstamped', async () => {
     // registers a plugin that would paint every later chart red (impure: the page is reset after it)
     const stamp = page({
@@ -145,6 +164,42 @@ describe('rides: renders sent behind one another on a page', function () {
       expect(counts().retries - before.retries).to.equal(1);
     } finally {
       signal('SIGKILL');
+    }
+  });
+
+  it('a ride behind a render that hangs is answered busy within ACQUIRE_TIMEOUT_MS, as a queued request would be', async () => {
+    const quick = new Renderer(
+      { chromiumPath: loadConfig({}).chromiumPath, size: 1, renderTimeoutMs: 20000, acquireTimeoutMs: 500, maxQueue: 50, pageMaxRenders: 1000 },
+      createLogger('silent'),
+    );
+    await quick.start();
+    try {
+      const pids = rendererPids(quick.profiles.at(-1)!);
+      const signal = (sig: NodeJS.Signals) => {
+        for (const pid of pids) {
+          try {
+            process.kill(pid, sig);
+          } catch {
+            /* gone already */
+          }
+        }
+      };
+      signal('SIGSTOP');
+      try {
+        const hung = quick.render(coloured(2));
+        const behind = quick.render(page(BAR));
+        const err = await refusal(behind);
+        expect(err.kind).to.equal('busy');
+        expect(quick.stats().rides).to.equal(1);
+        signal('SIGKILL');
+        expect((await refusal(hung)).kind).to.equal('crash');
+      } finally {
+        signal('SIGKILL');
+      }
+      await poolIdle(() => quick.stats());
+      expect(Buffer.from((await quick.render(page(BAR))).data, 'base64').equals(clean)).to.equal(true);
+    } finally {
+      await quick.close();
     }
   });
 
