@@ -19,53 +19,101 @@ const ENVELOPE = [0xd8, 0x18, 0x5a];
 /** An envelope's header: tag 24, then a byte string's head with a 4-byte length. */
 export const ENVELOPE_HEADER_BYTES = 7;
 
+/** Bytes written into one growing buffer: a message is encoded without a Buffer per value. */
 class Writer {
-  private chunks: Buffer[] = [];
-  private cur: number[] = [];
+  buf = Buffer.allocUnsafe(1024);
+  at = 0;
 
-  byte(...b: number[]): void {
-    for (const x of b) this.cur.push(x);
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(next, 0, 0, this.at);
+    this.buf = next;
+  }
+
+  byte(b: number): void {
+    this.room(1);
+    this.buf[this.at++] = b;
   }
 
   /** A major type and its argument (a length or an unsigned integer under 2^32). */
   head(major: number, n: number): void {
     const m = major << 5;
-    if (n < 24) this.cur.push(m | n);
-    else if (n < 0x100) this.cur.push(m | 24, n);
-    else if (n < 0x10000) this.cur.push(m | 25, n >>> 8, n & 0xff);
-    else this.cur.push(m | 26, (n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+    this.room(5);
+    const b = this.buf;
+    if (n < 24) b[this.at++] = m | n;
+    else if (n < 0x100) {
+      b[this.at++] = m | 24;
+      b[this.at++] = n;
+    } else if (n < 0x10000) {
+      b[this.at++] = m | 25;
+      b.writeUInt16BE(n, this.at);
+      this.at += 2;
+    } else {
+      b[this.at++] = m | 26;
+      b.writeUInt32BE(n, this.at);
+      this.at += 4;
+    }
   }
 
-  bytes(b: Buffer): void {
-    this.flush();
-    this.chunks.push(b);
+  /** A UTF-8 text string: its head takes the length's shortest form, as before the text. */
+  text(s: string): void {
+    if (s.length < 64 && this.ascii(s)) return;
+    const n = Buffer.byteLength(s, 'utf8');
+    this.head(3, n);
+    this.room(n);
+    this.at += this.buf.write(s, this.at, n, 'utf8');
   }
 
-  private flush(): void {
-    if (this.cur.length) this.chunks.push(Buffer.from(this.cur));
-    this.cur = [];
+  /** A short string (keys, names, ids) written here when it is all ASCII; false when it is not. */
+  private ascii(s: string): boolean {
+    const n = s.length;
+    this.room(2 + n);
+    const b = this.buf;
+    let at = this.at + (n < 24 ? 1 : 2);
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) return false;
+      b[at++] = c;
+    }
+    if (n < 24) b[this.at] = 0x60 | n;
+    else {
+      b[this.at] = 0x78;
+      b[this.at + 1] = n;
+    }
+    this.at = at;
+    return true;
   }
 
-  done(): Buffer[] {
-    this.flush();
-    return this.chunks;
+  double(v: number): void {
+    this.room(9);
+    this.buf[this.at] = 0xfb;
+    this.buf.writeDoubleBE(v, this.at + 1);
+    this.at += 9;
+  }
+
+  /** An envelope's header with its length left for close() to fill in. */
+  open(): number {
+    this.room(ENVELOPE_HEADER_BYTES);
+    const at = this.at;
+    this.buf[at] = ENVELOPE[0]!;
+    this.buf[at + 1] = ENVELOPE[1]!;
+    this.buf[at + 2] = ENVELOPE[2]!;
+    this.at += ENVELOPE_HEADER_BYTES;
+    return at;
+  }
+
+  close(envelope: number): void {
+    this.buf.writeUInt32BE(this.at - envelope - ENVELOPE_HEADER_BYTES, envelope + 3);
   }
 }
 
 function encodeValue(v: unknown, w: Writer): void {
-  if (typeof v === 'string') {
-    const b = Buffer.from(v, 'utf8');
-    w.head(3, b.length);
-    w.bytes(b);
-  } else if (typeof v === 'number') {
+  if (typeof v === 'string') w.text(v);
+  else if (typeof v === 'number') {
     if (Number.isInteger(v) && v >= 0 && v <= 0x7fffffff) w.head(0, v);
     else if (Number.isInteger(v) && v < 0 && v >= -0x80000000) w.head(1, -1 - v);
-    else {
-      const b = Buffer.allocUnsafe(9);
-      b[0] = 0xfb;
-      b.writeDoubleBE(v, 1);
-      w.bytes(b);
-    }
+    else w.double(v);
   } else if (typeof v === 'boolean') w.byte(v ? 0xf5 : 0xf4);
   else if (v === null || v === undefined) w.byte(0xf6);
   else if (Array.isArray(v)) {
@@ -73,18 +121,16 @@ function encodeValue(v: unknown, w: Writer): void {
     for (const x of v) encodeValue(x === undefined ? null : x, w);
     w.byte(0xff);
   } else if (typeof v === 'object') {
-    const inner = new Writer();
-    inner.byte(0xbf);
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const envelope = w.open();
+    w.byte(0xbf);
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k];
       if (x === undefined) continue;
-      encodeValue(k, inner);
-      encodeValue(x, inner);
+      w.text(k);
+      encodeValue(x, w);
     }
-    inner.byte(0xff);
-    const body = inner.done();
-    const length = body.reduce((s, b) => s + b.length, 0);
-    w.byte(...ENVELOPE, (length >>> 24) & 0xff, (length >>> 16) & 0xff, (length >>> 8) & 0xff, length & 0xff);
-    for (const b of body) w.bytes(b);
+    w.byte(0xff);
+    w.close(envelope);
   } else {
     throw new CborError(`cannot encode a ${typeof v}`);
   }
@@ -94,7 +140,7 @@ function encodeValue(v: unknown, w: Writer): void {
 export function encodeMessage(message: Record<string, unknown>): Buffer {
   const w = new Writer();
   encodeValue(message, w);
-  return Buffer.concat(w.done());
+  return w.buf.subarray(0, w.at);
 }
 
 /**

@@ -44,6 +44,30 @@ describe('CDP CBOR', () => {
     expect(messageLength(b)).to.equal(b.length);
   });
 
+  it('writes the bytes the CBOR spec gives: string heads of every size, ASCII or not, and nested envelopes', () => {
+    const body = (b: Buffer) => [...b.subarray(7, b.length - 1)];
+    // {"s": <string>}: 0xbf, key "s" (0x61 0x73), the string, 0xff
+    const str = (s: string) => body(encodeMessage({ s })).slice(3);
+    expect(str('')).to.deep.equal([0x60]);
+    expect(str('a'.repeat(23))).to.deep.equal([0x77, ...Buffer.from('a'.repeat(23))]);
+    expect(str('a'.repeat(24))).to.deep.equal([0x78, 24, ...Buffer.from('a'.repeat(24))]);
+    expect(str('a'.repeat(64))).to.deep.equal([0x78, 64, ...Buffer.from('a'.repeat(64))]);
+    expect(str('a'.repeat(256)).slice(0, 3)).to.deep.equal([0x79, 1, 0]);
+    expect(str('a'.repeat(65536)).slice(0, 5)).to.deep.equal([0x7a, 0, 1, 0, 0]);
+    // UTF-8 bytes, not characters: "aü€" is 1 + 2 + 3 bytes
+    expect(str('aü€')).to.deep.equal([0x66, 0x61, 0xc3, 0xbc, 0xe2, 0x82, 0xac]);
+    expect(str('ü'.repeat(12))).to.deep.equal([0x78, 24, ...Buffer.from('ü'.repeat(12))]);
+    // {"a": {"b": 1}, "c": -1, "d": 1.5}: the inner map in an envelope of its own length (5)
+    const b = encodeMessage({ a: { b: 1 }, c: -1, d: 1.5 });
+    expect(body(b)).to.deep.equal([
+      0xbf,
+      0x61, 0x61, 0xd8, 0x18, 0x5a, 0, 0, 0, 5, 0xbf, 0x61, 0x62, 0x01, 0xff,
+      0x61, 0x63, 0x20,
+      0x61, 0x64, 0xfb, ...Buffer.from([0x3f, 0xf8, 0, 0, 0, 0, 0, 0]),
+    ]);
+    expect(b.readUInt32BE(3)).to.equal(b.length - 7);
+  });
+
   it("decodes Chromium's UTF-16 strings, protocol binary as base64, and definite-length maps and arrays", () => {
     const utf16 = Buffer.from('ünï 漢', 'utf16le');
     const bytes = [1, 2, 250, 251];
