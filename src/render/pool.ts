@@ -265,10 +265,12 @@ export class PagePool {
     // no ride behind a render the page awaits, or one that may be the page's last before it recycles
     if (!rideable(wire) || rp.renders + chain.count + 1 >= rp.maxRenders) return p;
     let over = false;
-    const behindIt = p.then(
-      () => void (over = true),
-      () => void (over = true),
-    );
+    // settles when the render does, either way; an open place behind it closes then
+    const done = () => {
+      over = true;
+      if (chain.open === behindIt) chain.open = null;
+    };
+    const behindIt: Promise<void> = p.then(done, done);
     const offer = () => {
       // not on a page that is dead, interrupted or going away, nor behind a render already over
       if (over || this.closing || chain.riding || chain.count === 0 || this.chains.get(rp) !== chain || rp.dead || rp.wasInterrupted) return;
@@ -280,9 +282,6 @@ export class PagePool {
       // nobody waits: the first request to come while it draws rides behind it
       chain.open = behindIt;
       chain.openedAt = performance.now();
-      void behindIt.then(() => {
-        if (chain.open === behindIt) chain.open = null;
-      });
     };
     if (behind) void behind.then(offer);
     else offer();
@@ -446,8 +445,6 @@ export class PagePool {
     await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) => this.log.warn({ err }, 'pool drain incomplete'));
   }
 }
-
-function noop(): void {}
 
 /** What a page render span says about its chart (no config content: it may be private). */
 function pageAttributes(req: PageRequest, pageId: number): SpanAttributes {
