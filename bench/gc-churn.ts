@@ -7,7 +7,7 @@
 // (after npm run build). Extra V8 flags for the experiment: GC_CHURN_JS_FLAGS. GC_CHURN_IDLE_MS:
 // the page idles that long between the warm-up and the measured renders (what V8 does to an idle
 // page, and what it costs the renders after; `idle` in the output).
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
@@ -17,20 +17,13 @@ import { barBody } from './compare.js';
 import { generateCorpus, DEFAULT_SEED } from './honest/corpus.js';
 import { keyedRenderService, renderRequest } from './honest/layers.js';
 import { cpuSnapshot, perRender, splitDelta } from './honest/procs.js';
+import { jsFlagsWrapper } from './jsflags.js';
 
 const [mode = 'bar', warmArg = '1000', measuredArg = '1500'] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'gc-churn-'));
-chmodSync(dir, 0o755); // Chromium may run as another user
 const log = join(dir, 'v8.log');
 const config0 = loadConfig({ ...process.env, DATA_DIR: dir });
-const wrapper = join(dir, 'chromium');
-// Chromium keeps the last --js-flags: the harness's own, repeated with the trace flags added
-const extra = `--trace-gc --trace-opt ${process.env.GC_CHURN_JS_FLAGS ?? ''}`;
-writeFileSync(
-  wrapper,
-  `#!/bin/sh\nflags=--js-flags=\nfor a do case "$a" in --js-flags=*) flags="$a";; esac; done\nexec '${config0.chromiumPath}' "$@" "$flags ${extra}" >>'${log}' 2>/dev/null\n`,
-  { mode: 0o755 },
-);
+const wrapper = jsFlagsWrapper(dir, config0.chromiumPath, `--trace-gc --trace-opt ${process.env.GC_CHURN_JS_FLAGS ?? ''}`, log);
 const config = loadConfig({ ...process.env, DATA_DIR: dir, POOL_SIZE: '1', LOG_LEVEL: 'silent', CHROMIUM_PATH: wrapper, PAGE_MAX_RENDERS: '1000000' });
 const pool = await startPool(config, createLogger('silent'));
 const service = keyedRenderService(pool, config);

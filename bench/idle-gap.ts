@@ -5,7 +5,7 @@
 // BENCH_NODE_MEMORY_REDUCER=1 starts the server without --no-memory-reducer (bench/server.ts).
 //
 //   [GAPS=0,35000] [JSFLAGS=...] node --import tsx bench/idle-gap.ts   (after npm run build)
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
@@ -13,6 +13,7 @@ import { loadSamples } from './lib.js';
 import { posts } from './compare.js';
 import { benchAccount, startServer, stopServer } from './server.js';
 import { generateCorpus, DEFAULT_SEED } from './honest/corpus.js';
+import { jsFlagsWrapper } from './jsflags.js';
 import { cpuSnapshot, splitDelta, perRender, addSplit, type Split } from './honest/procs.js';
 
 const PORT = Number(process.env.BENCH_PORT ?? 18095);
@@ -21,14 +22,7 @@ const corpus = generateCorpus(DEFAULT_SEED);
 const dataDir = mkdtempSync(join(tmpdir(), 'cs-idle-'));
 const acct = benchAccount(dataDir);
 const wrapDir = mkdtempSync(join(tmpdir(), 'cs-idle-wrap-'));
-chmodSync(wrapDir, 0o755); // Chromium may run as another user
-const wrapper = join(wrapDir, 'chromium');
-// Chromium keeps the last --js-flags: the harness's own, repeated with JSFLAGS added
-writeFileSync(
-  wrapper,
-  `#!/bin/sh\nflags=--js-flags=\nfor a do case "$a" in --js-flags=*) flags="$a";; esac; done\nexec '${loadConfig({ DATA_DIR: dataDir }).chromiumPath}' "$@" "$flags ${process.env.JSFLAGS ?? ''}"\n`,
-  { mode: 0o755 },
-);
+const wrapper = jsFlagsWrapper(wrapDir, loadConfig({ DATA_DIR: dataDir }).chromiumPath, process.env.JSFLAGS ?? '');
 const server = await startServer(dataDir, PORT, process.env.JSFLAGS ? { CHROMIUM_PATH: wrapper } : {});
 console.log(`renderer flags added: ${process.env.JSFLAGS ?? 'none'}; Node's memory reducer: ${process.env.BENCH_NODE_MEMORY_REDUCER === '1' ? 'on' : 'off'}`);
 const make = posts(corpus.map((c) => c.body), { 'x-api-key': acct.api_key });
