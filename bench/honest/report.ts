@@ -3,7 +3,7 @@
 import type { WrkResult } from '../wrk.js';
 import type { Floors } from './floor.js';
 import type { Layers } from './layers.js';
-import type { SideResult } from './run.js';
+import type { RoundRatios, SideResult } from './run.js';
 
 interface Pair {
   chartshot: SideResult;
@@ -16,6 +16,8 @@ interface Results {
   quick: boolean;
   seed: number;
   rounds: number;
+  /** rounds of the corpus rows (absent before 2026-11-27: `rounds` then) */
+  corpusRounds?: number;
   seconds: number;
   loadAverageAtStart: number[];
   loadAverageAtEnd: number[];
@@ -35,6 +37,8 @@ interface Results {
   sums: { chartshotMs: number; peerMs: number; floorMs: number; ratio: number };
   efficiency: { meanFloorMs: number; floorAllowsPerSecond: number; measuredC4PerSecond: number; efficiencyC4: number; peerC4PerSecond: number };
   ratios: { corpusC1: number; corpusC4: number };
+  /** absent before 2026-11-27 */
+  roundRatios?: { corpusC1: RoundRatios; corpusC4: RoundRatios };
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -48,6 +52,22 @@ const rate = (s: SideResult) => `${s.perSecond}/s (p50 ${s.p50Ms} ms${errs(s)})`
 function stolenNote(p: number | null | undefined): string {
   if (p === undefined || p === null) return '';
   return `; CPU stolen by the host: ${p}% of the run${p > 5 ? ' (**other guests took the CPU: latencies and rates are not this machine\'s**)' : ''}`;
+}
+
+/** The corpus ratios round by round: how far the machine moved them within this run. */
+function spread(r: Results): string[] {
+  if (!r.roundRatios) return [];
+  const line = (k: '1' | '4', x: RoundRatios, whole: number) =>
+    `| corpus at ${k} in flight | ${whole} | ${x.median} | ${x.q1} - ${x.q3} | ${x.min} - ${x.max} | ${x.n} |`;
+  return [
+    "The corpus ratios round by round (chartshot's renders/s over the peer's in the same pair of rounds): the spread is what this machine's changing load does to one ratio within a run. A change in chartshot smaller than the interquartile range is not resolved by one run; bench/ab.ts compares two builds side by side.",
+    '',
+    '| workload | ratio (all rounds) | median of the rounds | interquartile range | range | rounds |',
+    '|---|---|---|---|---|---|',
+    line('1', r.roundRatios.corpusC1, r.ratios.corpusC1),
+    line('4', r.roundRatios.corpusC4, r.ratios.corpusC4),
+    '',
+  ];
 }
 
 export function summaryMarkdown(r: Results): string {
@@ -98,10 +118,11 @@ export function summaryMarkdown(r: Results): string {
     `\`npm run bench\` (bench/honest/run.ts), ${r.seconds} s. ${r.machine.cores} cores (${r.machine.cpu ?? '?'}), Node ${r.machine.node}; load average ${r.loadAverageAtStart.join(', ')} at start, ${r.loadAverageAtEnd.join(', ')} at end${r.loadAverageAtStart[0]! > r.machine.cores ? ' (**a busy machine: ratios are not reliable**)' : ''}${stolenNote(r.stolenPercent)}.`,
     `Corpus: ${r.corpus.length} configs generated from seed ${r.seed} (bench/honest/corpus.ts), types ${types.join(', ')}, ${Math.min(...sizes.map((s) => s[0]))}x${Math.min(...sizes.map((s) => s[1]))} to ${Math.max(...sizes.map((s) => s[0]))}x${Math.max(...sizes.map((s) => s[1]))}, ${cbCount} with callbacks, ${r.corpus.filter((e) => e.unicode).length} with unicode labels.`,
     `Peer: ${r.peer.mode} (bench/peer/best.mjs): ${Object.entries(r.peer.versions).map(([k, v]) => `${k} ${v}`).join(', ')}; in one Node process, N in flight = N async loops, PNG encoded on libuv's thread pool.`,
-    `Each pair ran in ${r.rounds} alternating rounds (chartshot first, then peer first, ...), after both were warmed over the corpus 50 times (2,400 renders each: steady state, as a long-running service and peer run; bench/warm-curve.ts). chartshot is measured over HTTP from this process (the load generator); the peer renders in its own process with no HTTP.`,
+    `Each pair ran in alternating rounds (chartshot first, then peer first, ...): the corpus rows in ${r.corpusRounds ?? r.rounds}, the others in ${r.rounds}, after both were warmed over the corpus 50 times (2,400 renders each: steady state, as a long-running service and peer run; bench/warm-curve.ts). chartshot is measured over HTTP from this process (the load generator); the peer renders in its own process with no HTTP.`,
     '',
     rows.join('\n'),
     '',
+    ...spread(r),
     '## CPU per render, by process',
     '',
     'From /proc/<pid>/stat deltas around each round. Chromium processes that exited count where they were reaped (as renderers). "box" is the whole machine, other tenants included: on a quiet machine it is close to the sum of the parts.',

@@ -30,6 +30,9 @@ const PORT = Number(process.env.BENCH_PORT ?? 18080);
 const BASE = `http://127.0.0.1:${PORT}`;
 const CORES = cpus().length;
 const ROUNDS = QUICK ? 2 : 4;
+/** Rounds for the corpus rows: many short ones, so a change in the shared machine's load within a
+ *  run shows as a spread of the rounds' ratios instead of moving one number (BENCH_ROUNDS). */
+const CORPUS_ROUNDS = QUICK ? 2 : Number(process.env.BENCH_ROUNDS ?? 12);
 const n = (full: number, quick: number) => (QUICK ? quick : full);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const median = (xs: number[]) => {
@@ -41,6 +44,24 @@ export interface SideResult extends LoadResult {
   cpu: Record<string, number>;
   /** per corpus entry: every latency measured at 1 in flight */
   byBody?: number[][];
+  /** renders/s of each round, in order (absent before 2026-11-27) */
+  rounds?: number[];
+}
+
+/** The spread of chartshot/peer over the rounds, each round's pair (a b or b a) on its own. */
+export interface RoundRatios {
+  n: number;
+  median: number;
+  q1: number;
+  q3: number;
+  min: number;
+  max: number;
+}
+
+export function roundRatios(c: number[], p: number[]): RoundRatios {
+  const rs = c.map((x, i) => x / p[i]!).sort((a, b) => a - b);
+  const at = (q: number) => rs[Math.round(q * (rs.length - 1))]!;
+  return { n: rs.length, median: r2(at(0.5)), q1: r2(at(0.25)), q3: r2(at(0.75)), min: r2(rs[0]!), max: r2(rs[rs.length - 1]!) };
 }
 
 /** One side of a comparison: `go(total)` renders `total` requests, returning latencies in request order at 1 in flight. */
@@ -77,6 +98,7 @@ async function main() {
     quick: QUICK,
     seed: SEED,
     rounds: ROUNDS,
+    corpusRounds: CORPUS_ROUNDS,
     loadAverageAtStart: loadavg().map(r2),
     corpus: corpus.map((e) => ({ name: e.name, type: e.type, size: `${e.body.width}x${e.body.height}`, sizeClass: e.sizeClass, callbacks: e.callbacks, unicode: e.unicode, bytes: JSON.stringify(e.body).length })),
   };
@@ -109,10 +131,10 @@ async function main() {
    * ...) so a change in the shared machine's load hits both alike. CPU split by process per side.
    * At 1 in flight, latencies arrive in request order: byBody[i] holds body i's.
    */
-  async function sideBySide(label: string, list: Body[], conc: number, perRound: number): Promise<{ chartshot: SideResult; peer: SideResult }> {
+  async function sideBySide(label: string, list: Body[], conc: number, perRound: number, rounds = ROUNDS): Promise<{ chartshot: SideResult; peer: SideResult }> {
     const sides = [cs(list, conc), pr(list, conc)];
-    const acc = sides.map(() => ({ latencies: [] as number[], seconds: 0, errors: 0, statuses: {} as Record<string, number>, split: null as Split | null, byBody: list.map(() => [] as number[]) }));
-    for (let k = 0; k < ROUNDS; k++) {
+    const acc = sides.map(() => ({ latencies: [] as number[], seconds: 0, errors: 0, statuses: {} as Record<string, number>, split: null as Split | null, byBody: list.map(() => [] as number[]), rounds: [] as number[] }));
+    for (let k = 0; k < rounds; k++) {
       for (const j of k % 2 === 0 ? [0, 1] : [1, 0]) {
         const before = cpuSnapshot(roots);
         const s = await sides[j]!.go(perRound);
@@ -121,6 +143,7 @@ async function main() {
         x.latencies.push(...s.latencies);
         if (conc === 1) s.latencies.forEach((ms, i) => x.byBody[i % list.length]!.push(ms));
         x.seconds += s.seconds;
+        x.rounds.push(r2(s.latencies.length / s.seconds));
         x.errors += s.errors;
         for (const [code, count] of Object.entries(s.statuses)) x.statuses[code] = (x.statuses[code] ?? 0) + count;
       }
@@ -128,6 +151,7 @@ async function main() {
     const [c, p] = acc.map((x) => ({
       ...summarize(conc, x.latencies, x.seconds, x.errors, x.statuses),
       cpu: perRender(x.split!, x.latencies.length),
+      rounds: x.rounds,
       ...(conc === 1 ? { byBody: x.byBody } : {}),
     })) as [SideResult, SideResult];
     log(`${label} c=${conc}: chartshot ${c.perSecond}/s p50 ${c.p50Ms} ms (${c.errors} errors); peer ${p.perSecond}/s p50 ${p.p50Ms} ms (${p.errors} errors)`);
@@ -148,8 +172,8 @@ async function main() {
     await pr(bodies, 4).go(bodies.length * n(50, 1));
     log('warm');
 
-    results.corpusC1 = await sideBySide('corpus', bodies, 1, bodies.length);
-    results.corpusC4 = await sideBySide('corpus', bodies, 4, bodies.length * n(2, 1));
+    results.corpusC1 = await sideBySide('corpus', bodies, 1, bodies.length, CORPUS_ROUNDS);
+    results.corpusC4 = await sideBySide('corpus', bodies, 4, bodies.length * n(2, 1), CORPUS_ROUNDS);
 
     const small: Record<string, unknown> = {};
     for (const type of ['bar', 'doughnut'] as const) {
@@ -219,6 +243,10 @@ function derived(corpus: CorpusEntry[], r: Record<string, unknown>, floors: Floo
     ratios: {
       corpusC1: r2(c1.chartshot.perSecond / c1.peer.perSecond),
       corpusC4: r2(c4.chartshot.perSecond / c4.peer.perSecond),
+    },
+    roundRatios: {
+      corpusC1: roundRatios(c1.chartshot.rounds!, c1.peer.rounds!),
+      corpusC4: roundRatios(c4.chartshot.rounds!, c4.peer.rounds!),
     },
   };
 }
