@@ -4,7 +4,8 @@
 // CHROMIUM_PATH) and a V8 CPU profile of each renderer page (CDP Profiler), with the CPU split
 // by process around the same window. Nothing in src/ changes.
 // Run: node --import tsx bench/honest/profile.ts (after npm run build; about a minute on a quiet
-// machine). BENCH_PROFILE_SECONDS (default 15). Writes bench/honest/profile.json and prints a summary.
+// machine). BENCH_PROFILE_SECONDS (default 15); BENCH_PROFILE_BAR=1: a 100x100 bar at 1 in flight;
+// BENCH_PROFILE_WARM: renders before the window (default 1,000 bars or 96 corpus renders). Writes bench/honest/profile.json and prints a summary.
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -201,7 +202,7 @@ async function main() {
     const make = posts(list, headers);
     let windowUs: [number, number] | undefined;
     try {
-      await loadSamples(BASE, conc, BAR ? 1000 : corpus.length * 2, make); // warm
+      await loadSamples(BASE, conc, Number(process.env.BENCH_PROFILE_WARM ?? (BAR ? 1000 : corpus.length * 2)), make); // warm
       const dt = devtoolsOf(server.pid!);
       const browser = await puppeteer.connect({ browserWSEndpoint: dt.ws, defaultViewport: null });
       const bsession = await browser.target().createCDPSession();
