@@ -19,7 +19,7 @@ import { tmpdir, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadSamples } from './lib.js';
 import { posts, barBody, xyLine } from './compare.js';
-import { benchAccount, startServer, stopServer } from './server.js';
+import { benchAccount, envSpec, startServer, stopServer } from './server.js';
 import { generateCorpus } from './honest/corpus.js';
 import { cpuSnapshot, splitDelta, type Split } from './honest/procs.js';
 import type { Body } from './corpus/gen.js';
@@ -46,8 +46,7 @@ if (process.env.AB_ONLY) WORKLOADS.splice(0, WORKLOADS.length, ...WORKLOADS.filt
 type Row = { perSecond: number[]; p50: number[]; cpu: Split[] };
 const results = new Map<string, Row>();
 /** AB_ENV_A / AB_ENV_B: 'K=v K2=v2' */
-const sideEnv = (side: 'A' | 'B'): Record<string, string> =>
-  Object.fromEntries((process.env[`AB_ENV_${side}`] ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const sideEnv = (side: 'A' | 'B'): Record<string, string> => envSpec(process.env[`AB_ENV_${side}`]);
 const row = (key: string) => results.get(key) ?? (results.set(key, { perSecond: [], p50: [], cpu: [] }), results.get(key)!);
 
 async function measure(side: 'A' | 'B', dir: string): Promise<void> {

@@ -9,6 +9,11 @@ export function cli(dataDir: string, args: string[], env: Record<string, string>
   return execFileSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
 }
 
+/** 'K=v K2=v2' (AB_ENV_A / AB_ENV_B of ab.ts and tier-up.ts) as environment variables. */
+export function envSpec(spec: string | undefined): Record<string, string> {
+  return Object.fromEntries((spec ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
 /** An enterprise key with limits lifted, so the load is measured, not throttled. */
 export function benchAccount(dataDir: string, env: Record<string, string> = {}): { api_key: string; account_id: string } {
   const acct = JSON.parse(cli(dataDir, ['accounts', 'create', '--plan', 'enterprise', '--json'], env)) as { api_key: string; account_id: string };

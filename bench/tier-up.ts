@@ -14,7 +14,7 @@ import { tmpdir, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadSamples } from './lib.js';
 import { posts, barBody } from './compare.js';
-import { benchAccount, startServer, stopServer } from './server.js';
+import { benchAccount, envSpec, startServer, stopServer } from './server.js';
 import { generateCorpus } from './honest/corpus.js';
 import { cpuSnapshot, perRender, splitDelta } from './honest/procs.js';
 
@@ -31,8 +31,7 @@ const PORT = Number(process.env.BENCH_PORT ?? 18092);
 const bodies = CORPUS ? generateCorpus().map((e) => e.body) : [barBody('bar', 100, 100)];
 const conc = CORPUS ? 4 : 1;
 const r2 = (x: number) => Math.round(x * 100) / 100;
-const sideEnv = (side: 'A' | 'B'): Record<string, string> =>
-  Object.fromEntries((process.env[`AB_ENV_${side}`] ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const sideEnv = (side: 'A' | 'B'): Record<string, string> => envSpec(process.env[`AB_ENV_${side}`]);
 
 type Block = { p50: number; node: number; browser: number; renderers: number };
 const results: Record<'A' | 'B', Block[][]> = { A: [], B: [] };
