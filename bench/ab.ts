@@ -14,12 +14,11 @@
 //   checkout can then be set against itself with another setting); AB_WARM=n: n warm-up renders
 //   of the corpus per round instead of 480 (more pages need more to warm: each page's V8 warms
 //   on its own renders); AB_ONLY=corpus|bar|line: that workload alone.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { loadSamples } from './lib.js';
 import { posts, barBody, xyLine } from './compare.js';
-import { benchAccount, envSpec, startServer, stopServer } from './server.js';
+import { envSpec, withCheckoutServer } from './server.js';
 import { generateCorpus } from './honest/corpus.js';
 import { cpuSnapshot, splitDelta, type Split } from './honest/procs.js';
 import type { Body } from './corpus/gen.js';
@@ -50,33 +49,21 @@ const sideEnv = (side: 'A' | 'B'): Record<string, string> => envSpec(process.env
 const row = (key: string) => results.get(key) ?? (results.set(key, { perSecond: [], p50: [], cpu: [] }), results.get(key)!);
 
 async function measure(side: 'A' | 'B', dir: string): Promise<void> {
-  const cwd = process.cwd();
-  const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-ab-'));
-  process.chdir(dir); // bench/server.ts runs dist/cli.js of the current directory
-  try {
-    const acct = benchAccount(dataDir);
-    const server = await startServer(dataDir, PORT, sideEnv(side));
-    try {
-      const base = `http://127.0.0.1:${PORT}`;
-      for (const w of WORKLOADS) {
-        const next = posts(w.bodies, { 'content-type': 'application/json', 'x-api-key': acct.api_key });
-        await loadSamples(base, w.concurrency, w.warm, next);
-        const before = cpuSnapshot({ server: server.pid!, loadGenerator: process.pid });
-        const sum = (await loadSamples(base, w.concurrency, w.total, next)).result;
-        const d = splitDelta(before, cpuSnapshot({ server: server.pid!, loadGenerator: process.pid }));
-        if (sum.errors) throw new Error(`${side} ${w.name}: ${sum.errors} errors ${JSON.stringify(sum.statuses)}`);
-        const r = row(`${w.name}|${side}`);
-        r.perSecond.push(sum.perSecond);
-        r.p50.push(sum.p50Ms);
-        r.cpu.push(Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v / w.total])) as Split);
-      }
-    } finally {
-      await stopServer(server);
+  await withCheckoutServer(dir, PORT, sideEnv(side), [], async (server, apiKey) => {
+    const base = `http://127.0.0.1:${PORT}`;
+    for (const w of WORKLOADS) {
+      const next = posts(w.bodies, { 'content-type': 'application/json', 'x-api-key': apiKey });
+      await loadSamples(base, w.concurrency, w.warm, next);
+      const before = cpuSnapshot({ server: server.pid!, loadGenerator: process.pid });
+      const sum = (await loadSamples(base, w.concurrency, w.total, next)).result;
+      const d = splitDelta(before, cpuSnapshot({ server: server.pid!, loadGenerator: process.pid }));
+      if (sum.errors) throw new Error(`${side} ${w.name}: ${sum.errors} errors ${JSON.stringify(sum.statuses)}`);
+      const r = row(`${w.name}|${side}`);
+      r.perSecond.push(sum.perSecond);
+      r.p50.push(sum.p50Ms);
+      r.cpu.push(Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v / w.total])) as Split);
     }
-  } finally {
-    process.chdir(cwd);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];

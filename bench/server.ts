@@ -1,6 +1,9 @@
 // Starting the real server for a benchmark: an account with its limits lifted, `chartshot serve`
 // as a child process (dist/cli.js: run npm run build first), and stopping it.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import http from 'node:http';
 import { cpus } from 'node:os';
 import { request } from './lib.js';
@@ -60,4 +63,33 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await Promise.race([exited, new Promise((r) => setTimeout(r, 20000))]);
   if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * A fresh server of the checkout in `dir` (its own dist/cli.js, run from there) on its own data
+ * folder with a bench key, for `use`; stopped and its folder removed afterwards, whatever `use`
+ * did. For comparing two checkouts (ab.ts, tier-up.ts).
+ */
+export async function withCheckoutServer<T>(
+  dir: string,
+  port: number,
+  env: Record<string, string>,
+  nodeArgs: string[],
+  use: (server: ChildProcess, apiKey: string) => Promise<T>,
+): Promise<T> {
+  const cwd = process.cwd();
+  const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-checkout-'));
+  process.chdir(dir); // cli() and startServer() run dist/cli.js of the current directory
+  try {
+    const acct = benchAccount(dataDir);
+    const server = await startServer(dataDir, port, env, nodeArgs);
+    try {
+      return await use(server, acct.api_key);
+    } finally {
+      await stopServer(server);
+    }
+  } finally {
+    process.chdir(cwd);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }

@@ -9,12 +9,11 @@
 // TIER_RUNS (2) runs of each side; AB_ENV_A / AB_ENV_B extra server environment as in ab.ts;
 // TIER_NODE_ARGS_A / TIER_NODE_ARGS_B: Node flags for that side's server (V8's, e.g.).
 // Results of 2026-11-27: bench/tier-up-2026-11-27.md.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { loadSamples } from './lib.js';
 import { posts, barBody } from './compare.js';
-import { benchAccount, envSpec, startServer, stopServer } from './server.js';
+import { envSpec, withCheckoutServer } from './server.js';
 import { generateCorpus } from './honest/corpus.js';
 import { cpuSnapshot, perRender, splitDelta } from './honest/procs.js';
 
@@ -37,31 +36,19 @@ type Block = { p50: number; node: number; browser: number; renderers: number };
 const results: Record<'A' | 'B', Block[][]> = { A: [], B: [] };
 
 async function run(side: 'A' | 'B'): Promise<void> {
-  const cwd = process.cwd();
-  const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-tier-'));
-  process.chdir(dirs[side]); // bench/server.ts runs dist/cli.js of the current directory
-  try {
-    const acct = benchAccount(dataDir);
-    const nodeArgs = (process.env[`TIER_NODE_ARGS_${side}`] ?? '').split(/\s+/).filter(Boolean);
-    const server = await startServer(dataDir, PORT, sideEnv(side), nodeArgs);
-    try {
-      const make = posts(bodies, { 'x-api-key': acct.api_key });
-      const roots = { server: server.pid!, loadGenerator: process.pid };
-      const blocks: Block[] = [];
-      for (let b = 0; b < BLOCKS; b++) {
-        const before = cpuSnapshot(roots);
-        const s = await loadSamples(`http://127.0.0.1:${PORT}`, conc, BLOCK, make);
-        const cpu = perRender(splitDelta(before, cpuSnapshot(roots)), BLOCK);
-        blocks.push({ p50: s.result.p50Ms, node: cpu['node server']!, browser: cpu['browser process']!, renderers: cpu.renderers! });
-      }
-      results[side].push(blocks);
-    } finally {
-      await stopServer(server);
+  const nodeArgs = (process.env[`TIER_NODE_ARGS_${side}`] ?? '').split(/\s+/).filter(Boolean);
+  await withCheckoutServer(dirs[side], PORT, sideEnv(side), nodeArgs, async (server, apiKey) => {
+    const make = posts(bodies, { 'x-api-key': apiKey });
+    const roots = { server: server.pid!, loadGenerator: process.pid };
+    const blocks: Block[] = [];
+    for (let b = 0; b < BLOCKS; b++) {
+      const before = cpuSnapshot(roots);
+      const s = await loadSamples(`http://127.0.0.1:${PORT}`, conc, BLOCK, make);
+      const cpu = perRender(splitDelta(before, cpuSnapshot(roots)), BLOCK);
+      blocks.push({ p50: s.result.p50Ms, node: cpu['node server']!, browser: cpu['browser process']!, renderers: cpu.renderers! });
     }
-  } finally {
-    process.chdir(cwd);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+    results[side].push(blocks);
+  });
 }
 
 const load0 = loadavg().map(r2);
