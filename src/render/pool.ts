@@ -69,8 +69,10 @@ interface Chain {
  * Renders that may have a ride behind them: ones the page answers synchronously (a deflated
  * config and images make it await: a ride would run in the middle of them) and that run no
  * caller code. The page would refuse a ride behind caller code it cannot prove pure, after the
- * ride crossed for nothing; a config with function strings is not worth the guess. A render
- * that fails is only known when it ended: the page refuses the ride behind it then.
+ * ride crossed for nothing; a config with function strings is not worth the guess (the rule of
+ * src/chart/callerCode.ts mayRunCallerCode, read off the config's text: a key with those words
+ * in it only costs a ride). A render that fails is only known when it ended: the page refuses
+ * the ride behind it then.
  */
 function rideable(wire: WireRequest): boolean {
   if ('configDeflated' in wire && wire.configDeflated !== undefined) return false;
@@ -236,14 +238,10 @@ export class PagePool {
     let reset = true;
     try {
       if (rp.version !== version) await this.versions.switchVersion(rp, version);
-      this.counters.renders++;
       const oomBefore = this.memory.oomKills();
-      const res = await tracer()
-        .span('page render', pageAttributes(req, rp.id), () => this.send(rp, chain, wire, req.deadlineMs))
-        .catch((err: unknown) => {
-          throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
-        });
-      rp.renders++;
+      const res = await this.draw(rp, chain, req, wire).catch((err: unknown) => {
+        throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
+      });
       // no caller code ran, or all of it was proven pure and left nothing behind
       reset = res.needsReset !== false;
       return res;
@@ -251,6 +249,20 @@ export class PagePool {
       // a refused config may have left half-built state behind: reset before reuse
       this.ended(rp, chain, reset);
     }
+  }
+
+  /** One render of a page's chain, counted and traced (a ride's span says so); the page's own
+   *  count of renders moves when it drew. */
+  private draw(rp: RenderPage, chain: Chain, req: PageRequest, wire: WireRequest, behind?: Promise<unknown>): Promise<PageResult> {
+    this.counters.renders++;
+    const attributes = pageAttributes(req, rp.id);
+    if (behind) attributes['chartshot.ride'] = true;
+    return tracer()
+      .span('page render', attributes, () => this.send(rp, chain, wire, req.deadlineMs, behind))
+      .then((res) => {
+        rp.renders++;
+        return res;
+      });
   }
 
   /**
@@ -325,16 +337,12 @@ export class PagePool {
       this.counters.rideRetries++;
       return this.render(req, owner, signal, false);
     }
-    this.counters.renders++;
     this.counters.rides++;
     const oomBefore = this.memory.oomKills();
-    const sent = tracer().span('page render', { ...pageAttributes(req, rp.id), 'chartshot.ride': true }, () => this.send(rp, chain, wire, req.deadlineMs, ride.behind));
+    const sent = this.draw(rp, chain, req, wire, ride.behind);
     // the page's chain ends when the page is done with the ride, whatever its caller was told
     void sent.then(
-      (res) => {
-        rp.renders++;
-        this.ended(rp, chain, res.needsReset !== false);
-      },
+      (res) => this.ended(rp, chain, res.needsReset !== false),
       () => this.ended(rp, chain, true),
     );
     let waiting: NodeJS.Timeout | undefined;
