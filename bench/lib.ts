@@ -1,8 +1,10 @@
-// Benchmark helpers: a keep-alive HTTP client, closed-loop load at a fixed concurrency,
+// Benchmark helpers: a keep-alive HTTP client, closed-loop load at a fixed concurrency (on
+// bench/rawhttp.ts's lean connections, so the load generator takes little of the server's CPU),
 // percentiles, and the RSS of a process tree (server + its Chromium processes).
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { RawConnection, requestHead } from './rawhttp.js';
 
 export interface Reply {
   status: number;
@@ -69,21 +71,22 @@ export async function loadSamples(
   total: number,
   make: (i: number) => { method: string; path: string; body?: string; headers?: Record<string, string> },
 ): Promise<Samples> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const u = new URL(base);
+  const conns = Array.from({ length: concurrency }, () => new RawConnection(u.hostname, Number(u.port)));
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let next = 0;
   let errors = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    conns.map(async (conn) => {
       for (;;) {
         const i = next++;
         if (i >= total) return;
         const r = make(i);
         const t = performance.now();
         try {
-          const res = await request(agent, base, r.method, r.path, r.body, r.headers);
+          const res = await conn.send(requestHead(r.method, r.path, u.host, r.headers ?? {}, r.body), r.body);
           statuses[res.status] = (statuses[res.status] ?? 0) + 1;
           if (res.status >= 400) errors++;
         } catch {
@@ -95,7 +98,7 @@ export async function loadSamples(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
+  for (const c of conns) c.close();
   return { result: summarize(concurrency, latencies, seconds, errors, statuses), latencies };
 }
 
