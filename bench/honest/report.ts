@@ -35,6 +35,8 @@ interface Results {
   floor: Floors;
   /** absent in results written before the layers were measured */
   layers?: Layers;
+  /** chartshot alone over HTTP, the c4 rows' renders in one run (absent before 2026-11-27's afternoon) */
+  corpusC4Alone?: SideResult;
   perConfig: Array<{ name: string; callbacks: boolean; unicode: boolean; chartshotMs: number; peerMs: number; ratio: number; floorMs: number }>;
   sums: { chartshotMs: number; peerMs: number; floorMs: number; ratio: number };
   efficiency: { meanFloorMs: number; floorAllowsPerSecond: number; measuredC4PerSecond: number; efficiencyC4: number; peerC4PerSecond: number };
@@ -126,7 +128,7 @@ export function summaryMarkdown(r: Results): string {
     `\`npm run bench\` (bench/honest/run.ts), ${r.seconds} s. ${r.machine.cores} cores (${r.machine.cpu ?? '?'}), Node ${r.machine.node}; load average ${r.loadAverageAtStart.join(', ')} at start, ${r.loadAverageAtEnd.join(', ')} at end${r.loadAverageAtStart[0]! > r.machine.cores ? ' (**a busy machine: ratios are not reliable**)' : ''}${stolenNote(r.stolenPercent)}.`,
     `Corpus: ${r.corpus.length} configs generated from seed ${r.seed} (bench/honest/corpus.ts), types ${types.join(', ')}, ${Math.min(...sizes.map((s) => s[0]))}x${Math.min(...sizes.map((s) => s[1]))} to ${Math.max(...sizes.map((s) => s[0]))}x${Math.max(...sizes.map((s) => s[1]))}, ${cbCount} with callbacks, ${r.corpus.filter((e) => e.unicode).length} with unicode labels.`,
     `Peer: ${r.peer.mode} (bench/peer/best.mjs): ${Object.entries(r.peer.versions).map(([k, v]) => `${k} ${v}`).join(', ')}; in one Node process, N in flight = N async loops, PNG encoded on libuv's thread pool.`,
-    `Each pair ran in alternating rounds (chartshot first, then peer first, ...): the corpus rows in ${r.corpusRounds ?? r.rounds}, the others in ${r.rounds}, after both were warmed over the corpus 50 times (2,400 renders each: steady state, as a long-running service and peer run; bench/warm-curve.ts). chartshot is measured over HTTP from this process (the load generator); the peer renders in its own process with no HTTP.`,
+    `Each pair ran in alternating rounds (chartshot first, then peer first, ...): the corpus rows in ${r.corpusRounds ?? r.rounds}, the others in ${r.rounds}, after both were warmed over the corpus 50 times (2,400 renders each: steady state, as a long-running service and peer run; bench/warm-curve.ts). chartshot is measured over HTTP from this process (the load generator, on lean keep-alive connections: bench/rawhttp.ts); the peer renders in its own process with no HTTP.`,
     '',
     rows.join('\n'),
     '',
@@ -166,7 +168,10 @@ function layersSection(r: Results): string[] {
     `| in the page, per-config floor (one config repeated) | - | renderers' main thread ${r.efficiency.meanFloorMs} (mean) | 1 by definition | ${r.floor.bar100Ms} ms |`,
     `| in the page, the corpus in turn | - | ${cpu(L.inPageMixCpu)} (${L.inPageMixCpu.total}); timed in the page ${L.inPageMixMs} | - | - |`,
     `| render use case, no HTTP (${L.service.renders} renders) | ${L.service.perSecond}/s | ${cpu(L.service.cpu)} (${L.service.cpu.total}) | ${eff(L.service.perSecond)} | ${L.bar100P50Ms} ms |`,
-    `| over HTTP (the headline rows) | ${c4.perSecond}/s | ${cpu(c4.cpu)} (${httpTotal}, load generator ${c4.cpu['load generator']} included) | ${eff(c4.perSecond)} | ${r.small.bar.chartshot.p50Ms} ms |`,
+    ...(r.corpusC4Alone
+      ? [`| over HTTP, chartshot alone (the same renders in one run, no peer rounds between) | ${r.corpusC4Alone.perSecond}/s | ${cpu(r.corpusC4Alone.cpu)} (${r.corpusC4Alone.cpu[SIDE]}, load generator ${r.corpusC4Alone.cpu['load generator']} included) | ${eff(r.corpusC4Alone.perSecond)} | - |`]
+      : []),
+    `| over HTTP (the headline rows, in rounds alternating with the peer) | ${c4.perSecond}/s | ${cpu(c4.cpu)} (${httpTotal}, load generator ${c4.cpu['load generator']} included) | ${eff(c4.perSecond)} | ${r.small.bar.chartshot.p50Ms} ms |`,
     '',
     `Efficiency ${'>='} 0.75 needs at most ${r2(r.efficiency.meanFloorMs / 0.75)} ms of CPU per render on these ${r.machine.cores} cores, everything included; the renderers alone spend ${L.inPageMixCpu.renderers} ms per render on the corpus in turn with no CDP answer, no HTTP and no Node work to speak of.`,
     '',

@@ -160,6 +160,16 @@ async function main() {
     return { chartshot: c, peer: p };
   }
 
+  /** chartshot alone: `total` requests in one run, CPU split by process. */
+  async function alone(list: Body[], conc: number, total: number): Promise<SideResult> {
+    const before = cpuSnapshot(roots);
+    const s = await cs(list, conc).go(total);
+    const split = splitDelta(before, cpuSnapshot(roots));
+    const res = { ...summarize(conc, s.latencies, s.seconds, s.errors, s.statuses), cpu: perRender(split, s.latencies.length) };
+    log(`corpus c=${conc}, chartshot alone: ${res.perSecond}/s p50 ${res.p50Ms} ms (${res.errors} errors)`);
+    return res;
+  }
+
   let floors: Floors;
   try {
     // Warm both sides over the whole corpus (JIT, fonts, one canvas per size in the peer), 50
@@ -176,6 +186,10 @@ async function main() {
 
     results.corpusC1 = await sideBySide('corpus', bodies, 1, bodies.length, CORPUS_ROUNDS);
     results.corpusC4 = await sideBySide('corpus', bodies, 4, bodies.length * n(2, 1), CORPUS_ROUNDS);
+    // The same renders by chartshot in one run, no peer rounds between (information, in the
+    // layers table): on this VM, rounds right after the peer's cost chartshot up to a fifth more
+    // CPU per render, in every process, Node most (bench/alternation-2026-11-27.md)
+    results.corpusC4Alone = await alone(bodies, 4, bodies.length * n(2, 1) * CORPUS_ROUNDS);
 
     const small: Record<string, unknown> = {};
     for (const type of ['bar', 'doughnut'] as const) {
