@@ -42,7 +42,11 @@ export function errorMapper(log: Logger, formats: ErrorFormats = JSON_ONLY): Err
   };
   return async (ctx, err) => {
     const appErr = toAppError(err);
-    if (appErr.status >= 500) logFailure(ctx, err);
+    // a 503 to a client that already left (it stopped waiting for a page): nobody reads the
+    // answer and nothing failed; a line without a stack, below error level (a client that
+    // leaves on purpose must not fill the error log), the access log line stays as it is
+    if (appErr.status === 503 && clientLeft(ctx)) log.info({ requestId: ctx.state.requestId, url: redactUrl(ctx.url), method: ctx.method, detail: appErr.detail }, 'request ended: the client went away');
+    else if (appErr.status >= 500) logFailure(ctx, err);
     try {
       await formats.writers[formats.formatOf(ctx)](ctx, appErr);
     } catch (writeErr) {
@@ -52,6 +56,11 @@ export function errorMapper(log: Logger, formats: ErrorFormats = JSON_ONLY): Err
       jsonError(ctx, e);
     }
   };
+}
+
+/** The client's connection closed before the answer was sent. */
+function clientLeft(ctx: Context): boolean {
+  return !ctx.res.writableEnded && (ctx.res.destroyed || ctx.req.socket?.destroyed === true);
 }
 
 /** Names the cause when the store reports a storage failure (full, read-only, I/O), so the log line says it plainly. */
