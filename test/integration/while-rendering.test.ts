@@ -113,6 +113,31 @@ describe('while the page draws: the rate decision and the count', function () {
     expect(early).to.equal(before);
   });
 
+  it('a burst past the limit at 8 in flight: exactly the limit answered and counted, the rest 429 with Retry-After', async () => {
+    // an attack kept from a live server (session 14): decisions started after the render's
+    // call (setImmediate) must still take one each, and count only what is answered
+    const c = await s.account('starter');
+    const statuses: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < 150) {
+          const i = next++;
+          // a different title each: identical requests would share one render
+          const res = await chart(c.api_key, { chart: { ...BAR, options: { plugins: { title: { display: true, text: `burst ${i}` } } } } });
+          statuses.push(res.status);
+          if (res.status === 429) expect(res.headers.get('retry-after')).to.match(/^\d+$/);
+          else expect(res.headers.get('content-type')).to.equal('image/png');
+          expect(res.headers.get('x-ratelimit-remaining')).to.match(/^\d+$/);
+        }
+      }),
+    );
+    const count = (code: number) => statuses.filter((x) => x === code).length;
+    // the starter plan's bucket is 120 and the clock stands still: nothing refills
+    expect([count(200), count(429), statuses.length]).to.deep.equal([120, 30, 150]);
+    expect(await used(c)).to.equal(120);
+  });
+
   it('each answered image was counted before its answer; the day keeps its renders and their time', async () => {
     const c = await s.account('starter');
     for (let i = 1; i <= 4; i++) {
