@@ -24,7 +24,7 @@ export class RawConnection {
   private socket: net.Socket | null = null;
   private buf: Buffer = Buffer.alloc(0);
   private pending: { resolve: (r: RawReply) => void; reject: (e: Error) => void } | null = null;
-  private head: { status: number; length: number; headers: Record<string, string>; start: number } | null = null;
+  private head: { status: number; length: number; headers: Record<string, string> } | null = null;
   private chunks: Buffer[] = [];
   private got = 0;
 
@@ -92,7 +92,7 @@ export class RawConnection {
         this.socket?.destroy(new Error(`unsupported reply framing: ${lines[0]} (content-length ${length}, close ${close})`));
         return;
       }
-      this.head = { status, length, headers, start: end + 4 };
+      this.head = { status, length, headers };
       this.chunks = [];
       this.got = 0;
       d = this.buf.subarray(end + 4);
