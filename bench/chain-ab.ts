@@ -4,6 +4,9 @@
 // Reports the server process's CPU µs per request from /proc (user + system), per route and
 // concurrency, and B/A. The chain, services and store are all that differ between A and B here.
 //   node --import tsx bench/chain-ab.ts <checkout A> <checkout B> [rounds] [requests]
+// STUB_DELAY_MS=14: the stub answers after 14 ms, so each request finds Node idle as at a real
+// render's pace (the chain costs about three times what it costs back to back:
+// bench/host-amd-2026-11-27.md).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
