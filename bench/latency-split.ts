@@ -1,11 +1,12 @@
 // Where a small chart's wall time goes, step by step, at 1 in flight: the client's round trip,
 // and inside the server (bench/latency-serve.mjs: this checkout's build, Chromium and all, with
-// timestamps at four points) the time before the render reaches the Renderer (HTTP parse done
-// -> auth, rate limit, body, validation), the CDP crossing in three parts (Node to the pipe,
-// Chromium less the page's own time: the browser process's relay both ways and the renderer's
-// dispatch, the pipe back to Node's result), the page's own time (what the harness times: Chart.js, the
-// encode), and after the answer (the image to the response written). The rest of the client's
-// time is its own side and the socket. Medians and p95 of each step over the same requests.
+// timestamps at six points) the time before the render reaches the Renderer (HTTP parse done
+// -> auth, rate limit, body, validation), the CDP crossing in three parts (Node to the pipe;
+// Chromium, less the page's own time: the browser process's relay both ways and the renderer's
+// dispatch; the pipe back to Node's result), the page's own time (what the harness times:
+// Chart.js, the encode; performance.now() in a page is coarsened to 0.1 ms), and after the
+// answer (the image to the response written). The rest of the client's time is its own side
+// and the socket. Medians and p95 of each step over the same requests.
 //   node --import tsx bench/latency-split.ts [bar|doughnut] [warm] [measured]   (after npm run build)
 // The chart is bench/compare.ts's 100x100 one (the honest bench's small-chart rows), each
 // request with a nonce so none is coalesced.
