@@ -1,5 +1,5 @@
 // The real server of a built checkout (`chartshot serve`, Chromium and all) with timestamps taken
-// at four points of each request, for bench/latency-split.ts: node:http's 'request' event (the
+// at six points of each request, for bench/latency-split.ts: node:http's 'request' event (the
 // head parsed), the render handed to the Renderer, the Renderer's answer (with the page's own
 // time, `ms`), and res.end() returning (the answer written to the socket); and on the pipe to
 // Chromium, the first write after a render was handed over (the call sent) and the first bytes

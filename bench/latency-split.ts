@@ -10,14 +10,12 @@
 //   node --import tsx bench/latency-split.ts [bar|doughnut] [warm] [measured]   (after npm run build)
 // The chart is bench/compare.ts's 100x100 one (the honest bench's small-chart rows), each
 // request with a nonce so none is coalesced.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import http from 'node:http';
-import { loadSamples, percentile, request } from './lib.js';
+import { loadSamples, percentile } from './lib.js';
 import { barBody, posts } from './compare.js';
-import { benchAccount } from './server.js';
+import { benchAccount, startServer, stopServer } from './server.js';
 
 const type = (process.argv[2] ?? 'bar') as 'bar' | 'doughnut';
 const WARM = Number(process.argv[3] ?? 3000);
@@ -27,28 +25,13 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'latency-split-'));
 const out = join(dataDir, 'events.json');
 const acct = benchAccount(dataDir);
-const server = spawn('node', ['--no-memory-reducer', 'bench/latency-serve.mjs', '.'], {
-  env: { ...process.env, DATA_DIR: dataDir, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: '2', PUBLIC_BASE_URL: BASE, LATENCY_OUT: out },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
-const deadline = Date.now() + 60000;
-for (;;) {
-  if (server.exitCode !== null) throw new Error('the server exited while starting');
-  const agent = new http.Agent();
-  const up = await request(agent, BASE, 'GET', '/v1/status').then((r) => r.status === 200, () => false);
-  agent.destroy();
-  if (up) break;
-  if (Date.now() > deadline) throw new Error('the server did not start');
-  await new Promise((r) => setTimeout(r, 300));
-}
+const server = await startServer(dataDir, PORT, { POOL_SIZE: '2', LATENCY_OUT: out }, [], ['bench/latency-serve.mjs', '.']);
 const next = posts([barBody(type, 100, 100)], { 'content-type': 'application/json', 'x-api-key': acct.api_key });
 await loadSamples(BASE, 1, WARM, next);
 server.kill('SIGUSR2');
 await new Promise((r) => setTimeout(r, 200));
 const { latencies, result } = await loadSamples(BASE, 1, N, next);
-const exited = new Promise((r) => server.once('exit', r));
-server.kill('SIGTERM');
-await exited;
+await stopServer(server);
 
 type Event = [kind: 'request' | 'render' | 'sent' | 'received' | 'answer' | 'end', at: number, pageMs?: number];
 const events = JSON.parse(readFileSync(out, 'utf8')) as Event[];

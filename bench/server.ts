@@ -26,9 +26,10 @@ export function benchAccount(dataDir: string, env: Record<string, string> = {}):
 
 /**
  * `node --no-memory-reducer [nodeArgs] dist/cli.js serve` (as npm start runs it) on 127.0.0.1:port with POOL_SIZE = the cores, once it
- * answers. `env` adds to (and overrides) the server's environment.
+ * answers. `env` adds to (and overrides) the server's environment; `entry` replaces `dist/cli.js serve`
+ * (a wrapper of the real server, e.g. bench/latency-serve.mjs).
  */
-export async function startServer(dataDir: string, port: number, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildProcess> {
+export async function startServer(dataDir: string, port: number, env: Record<string, string> = {}, nodeArgs: string[] = [], entry: string[] = ['dist/cli.js', 'serve']): Promise<ChildProcess> {
   const BASE = `http://127.0.0.1:${port}`;
   // A server left over from an aborted run would answer in place of this one (with other keys).
   const probe = new http.Agent();
@@ -37,7 +38,7 @@ export async function startServer(dataDir: string, port: number, env: Record<str
   if (taken) throw new Error(`something already listens on ${BASE}: stop it or set BENCH_PORT`);
   // BENCH_NODE_MEMORY_REDUCER=1: without the flag npm start adds (for bench/idle-gap.ts)
   const flags = process.env.BENCH_NODE_MEMORY_REDUCER === '1' ? [] : ['--no-memory-reducer'];
-  const child = spawn('node', [...flags, ...nodeArgs, 'dist/cli.js', 'serve'], {
+  const child = spawn('node', [...flags, ...nodeArgs, ...entry], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(cpus().length), PUBLIC_BASE_URL: BASE, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
