@@ -8,6 +8,7 @@
 // answer (the image to the response written). The rest of the client's time is its own side
 // and the socket. Medians and p95 of each step over the same requests.
 //   node --import tsx bench/latency-split.ts [bar|doughnut] [warm] [measured]   (after npm run build)
+//   LATENCY_CORPUS_FIRST=n: first n renders of the honest corpus at 4 in flight.
 // The chart is bench/compare.ts's 100x100 one (the honest bench's small-chart rows), each
 // request with a nonce so none is coalesced.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { loadSamples, percentile } from './lib.js';
 import { barBody, posts } from './compare.js';
 import { benchAccount, startServer, stopServer } from './server.js';
+import { generateCorpus } from './honest/corpus.js';
 
 const type = (process.argv[2] ?? 'bar') as 'bar' | 'doughnut';
 const WARM = Number(process.argv[3] ?? 3000);
@@ -27,6 +29,10 @@ const out = join(dataDir, 'events.json');
 const acct = benchAccount(dataDir);
 const server = await startServer(dataDir, PORT, { POOL_SIZE: '2', LATENCY_OUT: out }, [], ['bench/latency-serve.mjs', '.']);
 const next = posts([barBody(type, 100, 100)], { 'content-type': 'application/json', 'x-api-key': acct.api_key });
+// LATENCY_CORPUS_FIRST=n: n renders of the honest corpus at 4 in flight before the warm-up, as a
+// service that draws all sorts (and the honest bench, whose small-chart rows follow its corpus)
+const corpusFirst = Number(process.env.LATENCY_CORPUS_FIRST ?? 0);
+if (corpusFirst > 0) await loadSamples(BASE, 4, corpusFirst, posts(generateCorpus().map((e) => e.body), { 'content-type': 'application/json', 'x-api-key': acct.api_key }));
 await loadSamples(BASE, 1, WARM, next);
 server.kill('SIGUSR2');
 await new Promise((r) => setTimeout(r, 200));
@@ -68,7 +74,7 @@ const rows: Array<[string, { p50: number; p95: number }]> = [
   ['  the page\'s own time (Chart.js + encode, timed in the page)', stat(steps.page)],
   ['  after the answer (-> the response written)', stat(steps.afterAnswer)],
 ];
-console.log(`100x100 ${type}, 1 in flight, ${N} requests after ${WARM} (${result.perSecond}/s, ${result.errors} errors); ${steps.server.length} matched in the server`);
+console.log(`100x100 ${type}, 1 in flight, ${N} requests after ${corpusFirst ? `${corpusFirst} of the corpus at 4 in flight and ` : ''}${WARM} (${result.perSecond}/s, ${result.errors} errors); ${steps.server.length} matched in the server`);
 console.log('| step | p50 ms | p95 ms |\n|---|---|---|');
 for (const [name, v] of rows) console.log(`| ${name} | ${v.p50} | ${v.p95} |`);
 console.log(JSON.stringify({ type, warm: WARM, n: N, matched: steps.server.length, steps: Object.fromEntries(rows) }));

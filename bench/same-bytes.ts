@@ -12,7 +12,7 @@ const dir = resolve(process.argv[2] ?? '.');
 const { Renderer } = (await import(join(dir, 'dist/render/renderer.js'))) as typeof import('../src/render/renderer.js');
 const { loadConfig } = (await import(join(dir, 'dist/config.js'))) as typeof import('../src/config.js');
 const { createLogger } = (await import(join(dir, 'dist/log.js'))) as typeof import('../src/log.js');
-const cfg = loadConfig({});
+const cfg = loadConfig(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {});
 const r = new Renderer(
   { chromiumPath: cfg.chromiumPath, size: 2, renderTimeoutMs: 20000, acquireTimeoutMs: 60000, maxQueue: 100, pageMaxRenders: 1000, harnessDir: join(dir, 'renderer-page') },
   createLogger('silent'),
