@@ -57,7 +57,7 @@ async function measure(fn: () => Promise<void>): Promise<{ faults: string; cpuMs
 }
 
 const call = async (fn: string, args: unknown[]): Promise<unknown> => {
-  const res = await page.send('Runtime.callFunctionOn', { functionDeclaration: fn, objectId: page.windowId, arguments: args.map((value) => ({ value })), returnByValue: true, awaitPromise: true });
+  const res = await page.send('Runtime.callFunctionOn', { functionDeclaration: fn, objectId: page.apiId, arguments: args.map((value) => ({ value })), returnByValue: true, awaitPromise: true });
   if (res.exceptionDetails) throw new Error(`the page threw: ${JSON.stringify(res.exceptionDetails).slice(0, 200)}`);
   return res.result.value;
 };

@@ -38,9 +38,9 @@ function threads(): Map<string, number> {
 }
 const payload = 'A'.repeat(Number(process.env.BYTES ?? 3000));
 const variants: Record<string, () => Promise<unknown>> = {
-  current: () => page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function (req) { return { ok: true, data: req.s + "x" }; }', objectId: page.windowId, arguments: [{ value: { s: payload } }], returnByValue: true, awaitPromise: true }),
-  noAwait: () => page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function (req) { return { ok: true, data: req.s + "x" }; }', objectId: page.windowId, arguments: [{ value: { s: payload } }], returnByValue: true }),
-  tiny: () => page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function (req) { return 1; }', objectId: page.windowId, arguments: [{ value: 1 }], returnByValue: true }),
+  current: () => page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function (req) { return { ok: true, data: req.s + "x" }; }', objectId: page.apiId, arguments: [{ value: { s: payload } }], returnByValue: true, awaitPromise: true }),
+  noAwait: () => page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function (req) { return { ok: true, data: req.s + "x" }; }', objectId: page.apiId, arguments: [{ value: { s: payload } }], returnByValue: true }),
+  tiny: () => page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: 'function (req) { return 1; }', objectId: page.apiId, arguments: [{ value: 1 }], returnByValue: true }),
 };
 for (const [name, fn] of Object.entries(variants)) {
   for (let i = 0; i < 200; i++) await fn();

@@ -53,7 +53,7 @@ const freshJson = () => JSON.stringify(fresh());
 const objOut = 'return { ok: true, data: window.__img, ms: 1.5, ranFunctions: false, needsReset: false };';
 const strOut = "return 'o' + '1.5' + ';' + window.__img;";
 const send = (fn: string, arg: unknown, returnByValue = true, awaitPromise = true) =>
-  page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: fn, objectId: page.windowId, arguments: [{ value: arg }], returnByValue, awaitPromise });
+  page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: fn, objectId: page.apiId, arguments: [{ value: arg }], returnByValue, awaitPromise });
 const variants: Record<string, () => Promise<unknown>> = {
   'object in, object out (now)': () => send(`function (req) { var w = req.width; ${busy} ${objOut} }`, fresh()),
   'object in, object out, no awaitPromise': () => send(`function (req) { var w = req.width; ${busy} ${objOut} }`, fresh(), true, false),
@@ -62,11 +62,11 @@ const variants: Record<string, () => Promise<unknown>> = {
   'object in, string out': () => send(`function (req) { var w = req.width; ${busy} ${strOut} }`, fresh()),
   'options text + config text, string out': () => {
     const { configJson, ...rest } = fresh() as { configJson: string };
-    return page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: `function (o, c) { var req = JSON.parse(o); req.configJson = c; ${busy} ${strOut} }`, objectId: page.windowId, arguments: [{ value: JSON.stringify(rest) }, { value: configJson }], returnByValue: true, awaitPromise: true });
+    return page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: `function (o, c) { var req = JSON.parse(o); req.configJson = c; ${busy} ${strOut} }`, objectId: page.apiId, arguments: [{ value: JSON.stringify(rest) }, { value: configJson }], returnByValue: true, awaitPromise: true });
   },
   'options text + config text, object out': () => {
     const { configJson, ...rest } = fresh() as { configJson: string };
-    return page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: `function (o, c) { var req = JSON.parse(o); req.configJson = c; ${busy} ${objOut} }`, objectId: page.windowId, arguments: [{ value: JSON.stringify(rest) }, { value: configJson }], returnByValue: true, awaitPromise: true });
+    return page.cdp.send('Runtime.callFunctionOn', { functionDeclaration: `function (o, c) { var req = JSON.parse(o); req.configJson = c; ${busy} ${objOut} }`, objectId: page.apiId, arguments: [{ value: JSON.stringify(rest) }, { value: configJson }], returnByValue: true, awaitPromise: true });
   },
   'tiny (1 in, 1 out)': () => send(`function (x) { ${busy} return 1; }`, 1),
 };

@@ -57,9 +57,12 @@ export class RideRefused extends Error {
 export const INTERRUPT_SETTLE_MS = 1000;
 
 // the request's options as JSON text, its long texts on their own, the answer as one string
-// (renderer-page/protocol.d.ts RequestText, AnswerText; decision 31)
-const CALL_RENDER = 'function (o, c, d, j) { return window.chartshot.renderWire(o, c, d, j); }';
-const CALL_FLOOR = 'function (req, n) { return window.chartshot.floor(req, n); }';
+// (renderer-page/protocol.d.ts RequestText, AnswerText; decision 31). `this` is the harness's
+// API object as the page's load returned it (frozen), never looked up by name: caller code can
+// redefine window.chartshot, and a ride queued behind its render would otherwise be handed to
+// whatever it put there.
+const CALL_RENDER = 'function (o, c, d, j) { return this.renderWire(o, c, d, j); }';
+const CALL_FLOOR = 'function (req, n) { return this.floor(req, n); }';
 
 export const WARMUP: PageRequest = {
   config: {
@@ -160,7 +163,8 @@ export function fromAnswerText(text: unknown): unknown {
 export class RenderPage {
   renders = 0;
   dead = false;
-  windowId = '';
+  /** The harness's API object (window.chartshot as this load made it): every call's `this`. */
+  apiId = '';
   /** The Chart.js major version of the harness loaded (pool.ts switches pages between versions). */
   version: ChartjsVersion = 4;
   /** Rejects when the page's renderer crashes or the page closes: raced against every render. */
@@ -279,10 +283,10 @@ export class RenderPage {
         String(version) +
         ' && c.init(' +
         JSON.stringify(this.limits) +
-        ') === true ? window : null; })()',
+        ') === true ? c : null; })()',
     })) as { result: { objectId?: string } };
     if (!res.result.objectId) throw new Error('harness did not become ready');
-    this.windowId = res.result.objectId;
+    this.apiId = res.result.objectId;
   }
 
   /**
@@ -327,7 +331,7 @@ export class RenderPage {
     const interruptsBefore = this.interrupts;
     const pending = this.send('Runtime.callFunctionOn', {
       functionDeclaration: fn,
-      objectId: this.windowId,
+      objectId: this.apiId,
       arguments: args.map((value) => ({ value })),
       returnByValue: true,
       awaitPromise: true,

@@ -70,8 +70,8 @@ interface Chain {
  * config and images make it await: a ride would run in the middle of them) and that run no
  * caller code. The page would refuse a ride behind caller code it cannot prove pure, after the
  * ride crossed for nothing; a config with function strings is not worth the guess (the rule of
- * src/chart/callerCode.ts mayRunCallerCode, read off the config's text: a key with those words
- * in it only costs a ride). A render that fails is only known when it ended: the page refuses
+ * src/chart/callerCode.ts mayRunCallerCode, read off the config's text, escapes counted as
+ * those words: a key with them in it only costs a ride). A render that fails is only known when it ended: the page refuses
  * the ride behind it then.
  */
 function rideable(wire: WireRequest): boolean {
@@ -79,7 +79,9 @@ function rideable(wire: WireRequest): boolean {
   if (wire.images !== undefined || wire.configJs !== undefined) return false;
   if (!wire.allowFunctions) return true;
   const json = 'configJson' in wire && typeof wire.configJson === 'string' ? wire.configJson : null;
-  return json !== null && !json.includes('function') && !json.includes('=>');
+  // the caller's own JSON text: "\u0066unction" is "function" once the page parses it, so any
+  // \u escape counts as one of those words (JSON has no other escape that makes a letter, = or >)
+  return json !== null && !json.includes('function') && !json.includes('=>') && !json.includes('\\u');
 }
 
 // Every lease is given back in `finally`; a page that failed, timed out or crashed

@@ -236,4 +236,41 @@ describe('rides: renders sent behind one another on a page', function () {
     await rp.load(15000, true);
     expect((await ride(bar)).data).to.equal(clean.toString('base64'));
   });
+
+  // Found by an outside attack (session 16): caller code redefined window.chartshot, and Node's
+  // next call, a ride queued behind it, looked the API up by that name: the replacement got the
+  // next caller's config and answered for it (needsReset false, a forged image). Node now calls
+  // the API object the page's load returned, which caller code cannot reach to replace.
+  it('caller code that replaces window.chartshot is never handed the ride behind it', async () => {
+    const rp = [...pool.livePages()][0]!;
+    const forger =
+      "function(){ Object.defineProperty(window, 'chartshot', { configurable: true, value: { renderWire: function () { " +
+      'return \'{"ok":true,"ms":1,"ranFunctions":false,"needsReset":false}\\nZm9yZ2Vk\'; } } }); return \'x\'; }';
+    const trap = page({ type: 'bar', data: BAR.data, options: { plugins: { title: { display: true, text: forger } } } });
+    const bar = await toWire(page(BAR));
+    const first = rp.render(await toWire(trap));
+    const behind = rp.render(bar, undefined, first.catch(() => undefined));
+    const [a, b] = await Promise.allSettled([first, behind]);
+    expect(a.status).to.equal('fulfilled');
+    expect((a as PromiseFulfilledResult<{ needsReset?: boolean }>).value.needsReset).to.equal(true);
+    expect(b.status, 'the ride was answered by the replacement').to.equal('rejected');
+    expect((b as PromiseRejectedResult).reason).to.be.instanceOf(RideRefused);
+    await rp.load(15000, true);
+    expect((await rp.render(bar)).data).to.equal(clean.toString('base64'));
+  });
+
+  it('function words hidden by JSON escapes (\\u0066unction, =\\u003e) still keep rides away', async () => {
+    const config = { type: 'bar', data: BAR.data, options: { plugins: { title: { display: true, text: "function(){ window.__kept = 1; return 'x'; }" } }, scales: { y: { ticks: { callback: '(v) => v' } } } } };
+    const configJson = JSON.stringify(config).replaceAll('function', '\\u0066unction').replaceAll('=>', '=\\u003e');
+    expect(configJson).to.not.include('function');
+    expect(JSON.parse(configJson)).to.deep.equal(config);
+    const before = counts();
+    const [a, after] = await Promise.all([pool.render(page(config, { configJson })), pool.render(page(BAR))]);
+    // the page revived the functions all the same: caller code ran, and the page was reset
+    expect(a.ranFunctions).to.equal(true);
+    expect(Buffer.from(after.data, 'base64').equals(clean)).to.equal(true);
+    const now = counts();
+    expect(now.rides - before.rides).to.equal(0);
+    expect(now.resets - before.resets).to.equal(1);
+  });
 });
