@@ -28,8 +28,12 @@ export interface ChartFields {
 
 export interface GenerationOutcome {
   renderMs: number;
+  /** Served without a render of its own (it joined an identical render in flight): usage
+   *  analytics count it in cacheHitRate, not in averageRenderTime. */
   cacheHit?: boolean;
 }
+
+const outcomeOf = (img: RenderedImage): GenerationOutcome => ({ renderMs: img.renderMs, cacheHit: img.coalesced });
 
 /**
  * Counts a generation inside a store write that keeps its result: `write` receives what to
@@ -183,14 +187,14 @@ export class ChartService {
       if (opts.decided) await opts.decided;
       const rendered = img;
       if (early) {
-        await (await early).finish({ renderMs: rendered.renderMs });
+        await (await early).finish(outcomeOf(rendered));
         return await keep(req, img, async () => {
           throw new Error('a generation counted while rendering cannot be counted again with what is kept');
         });
       }
       kept = await keep(req, img, async (write) => {
         countedInKeep = true;
-        await ticket.commitWith({ renderMs: rendered.renderMs }, write);
+        await ticket.commitWith(outcomeOf(rendered), write);
       });
     } catch (err) {
       if (early) {
@@ -200,7 +204,7 @@ export class ChartService {
       } else await ticket.release();
       throw err;
     }
-    if (!countedInKeep) await ticket.commit({ renderMs: img.renderMs });
+    if (!countedInKeep) await ticket.commit(outcomeOf(img));
     return kept;
   }
 }

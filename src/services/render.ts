@@ -208,6 +208,13 @@ function toAppError(err: RenderError, req: RenderRequest, caller: CallerClass): 
       // only caller code can keep a page busy that long; without any, the chart itself was too big
       return renderFailed(`${err.message}: ${req.configJs !== undefined || mayRunCallerCode(req) ? 'a callback did not return' : 'the chart took too long to draw'}`);
     default:
-      return renderFailed('the renderer failed; please retry');
+      // a crash under caller code is most often the code itself (V8's heap limit, the page closed
+      // or navigated away): "retry" would send it to crash another page. Not blamed on the caller
+      // all the same: a renderer killed from outside looks the same from here.
+      return renderFailed(
+        req.configJs !== undefined || mayRunCallerCode(req)
+          ? "the page crashed while running the chart's functions (out of memory, or they closed or left the page?); the same chart will crash it again"
+          : 'the renderer failed; please retry',
+      );
   }
 }

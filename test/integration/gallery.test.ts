@@ -27,6 +27,9 @@ describe('gallery', function () {
     for (const id of ['v4-bar', 'v2-pie']) {
       const res = await fetch(`${s.url}/gallery/${id}.png`);
       expect(res.status, id).to.equal(200);
+      // as every image response: what drew it (the version the example names), nosniff
+      expect(res.headers.get('x-chartshot-renderer'), id).to.match(new RegExp(`^chartjs=${id === 'v2-pie' ? '2' : '4'}\\.\\d+\\.\\d+; chromium=`));
+      expect(res.headers.get('x-content-type-options'), id).to.equal('nosniff');
       const png = decodePng(await bytes(res));
       expect([png.width, png.height]).to.deep.equal([360, 220]);
       const coloured = png.data.filter((v, i) => i % 4 === 0 && v < 200).length;

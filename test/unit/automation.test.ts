@@ -75,6 +75,13 @@ describe('automation inputs -> Chart.js configs', () => {
     expect(d.data.datasets[0].backgroundColor).to.deep.equal(['red', 'rgb(0, 0, 255)', 'red']);
     expect(d.options.plugins.legend.position).to.equal('left');
     invalid(() => pieChart({ ...base, colors: 'red,javascript:alert(1)' }), /colors \(entry 2\)/);
+    invalid(() => pieChart({ ...base, colors: 'red,nope' }), /colors \(entry 2\)/);
+  });
+
+  it('a colour that is no CSS colour is refused on every chart kind (found by an outside probe: "zzz" drew black)', () => {
+    invalid(() => barChart({ ...bar, color: 'zzz' }), /color must be a CSS colour/);
+    invalid(() => lineChart({ ...bar, color: 'bogus', fillArea: false, showPoints: true, tension: 0.4 }), /color must be a CSS colour/);
+    invalid(() => multiSeriesChart({ ...common, title: 'M', labels: 'a,b', series: [{ name: 'x', values: '1,2', color: 'bogus' }] } as never), /series\[0\]\.color/);
   });
 
   it('multi-series: one dataset per series, palette colours unless given, type bar or line', () => {

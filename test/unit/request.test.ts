@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import {
-  canonicalJson, checkColor, checkDimensions, checkFormat, parseChartConfig, requestDigest, type RenderRequest,
+  canonicalJson, checkColor, CSS_COLOR_NAMES, checkDimensions, checkFormat, parseChartConfig, requestDigest, type RenderRequest,
 } from '../../src/chart/request.js';
 import { PLANS } from '../../src/rules/plans.js';
 import { AppError } from '../../src/errors.js';
@@ -64,6 +64,15 @@ describe('chart request normalisation', () => {
     for (const c of ['url(http://x)', 'red;background:url(x)', '#12', 'expression(alert(1))', 42]) {
       expect(codeOf(() => checkColor(c)), String(c)).to.equal('invalid_input');
     }
+  });
+
+  it("colour names: CSS's 148 (any case), transparent and currentcolor; any other word is refused", async () => {
+    // the list is CSS Color 4's: the color-name package (a dependency of a dependency) holds the same
+    const { default: reference } = (await import('color-name' as string)) as { default: Record<string, unknown> };
+    expect([...CSS_COLOR_NAMES].filter((n) => n !== 'transparent' && n !== 'currentcolor').sort()).to.deep.equal(Object.keys(reference).sort());
+    for (const c of ['RebeccaPurple', 'DarkSlateGrey', 'currentColor', 'TRANSPARENT']) expect(checkColor(c), c).to.equal(c);
+    // found by an outside probe: "zzz" passed as a name and drew black bars on the Zapier endpoints
+    for (const c of ['zzz', 'bogus', 'nope', 'reddish', 'inherit', 'initial']) expect(codeOf(() => checkColor(c)), c).to.equal('invalid_input');
   });
 
   it('canonical JSON ignores key order, keeps __proto__ keys as data', () => {

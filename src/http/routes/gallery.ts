@@ -8,6 +8,7 @@ import { escapeHtml } from '../../escapeHtml.js';
 import { notFound } from '../../errors.js';
 import { route, type RouteEntry } from '../route.js';
 import { htmlPage, imageContent } from '../routeDocs.js';
+import { setImageHeaders } from '../imageHeaders.js';
 
 export interface GalleryRouteDeps {
   gallery: Pick<GalleryService, 'image'>;
@@ -100,7 +101,8 @@ export function galleryRoutes(deps: GalleryRouteDeps): RouteEntry[] {
         const img = await pending;
         ctx.status = 200;
         ctx.type = img.contentType;
-        ctx.set('X-Content-Type-Options', 'nosniff');
+        // nosniff, and X-Chartshot-Renderer of the Chart.js version that drew it, as every image response
+        setImageHeaders(ctx, img.contentType, img.renderer);
         ctx.set('Cache-Control', 'public, max-age=86400');
         ctx.body = img.body;
       },
