@@ -27,7 +27,7 @@ export interface FastPathDeps {
   requestObserver?: RequestObserver;
   /** TRUST_PROXY: the logged client address is the right-most X-Forwarded-For entry, as Koa's ctx.ip. */
   trustProxy: boolean;
-  /** X-Chartshot-Renderer, as the routes set it on stored images. */
+  /** X-Chartshot-Renderer of stored images that did not record what drew them, as the routes set it. */
   renderer?: string;
 }
 
@@ -146,14 +146,16 @@ function send(
   route: string,
   status: number,
   headers: OutgoingHttpHeaders,
-  image: Pick<StoredImage, 'body' | 'contentType'>,
+  image: Pick<StoredImage, 'body' | 'contentType' | 'renderer'>,
   started: number,
 ): void {
   const requestId = randomUUID();
   headers['X-Request-Id'] = requestId;
   headers['X-Content-Type-Options'] = 'nosniff';
   if (image.contentType.startsWith('image/svg')) headers['Content-Security-Policy'] = SVG_CSP;
-  if (deps.renderer) headers[FINGERPRINT_HEADER] = deps.renderer;
+  // what drew it, as stored with it; else this instance's Chart.js 4 (images stored before that was recorded)
+  const renderer = image.renderer ?? deps.renderer;
+  if (renderer) headers[FINGERPRINT_HEADER] = renderer;
   if (status === 200) {
     headers['Content-Type'] = image.contentType;
     headers['Content-Length'] = image.body.length;

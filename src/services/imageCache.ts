@@ -146,8 +146,9 @@ export class ImageCache {
     return { image: disk, tier: 'persistent', fresh: disk.expiresAt === null || disk.expiresAt > now };
   }
 
-  async put(key: string, body: Buffer, contentType: string, ttlMs: number | null): Promise<StoredImage> {
-    const image = this.prepare(body, contentType, ttlMs);
+  /** `renderer`: X-Chartshot-Renderer of what drew it (RenderedImage.renderer), served with it. */
+  async put(key: string, body: Buffer, contentType: string, ttlMs: number | null, renderer?: string): Promise<StoredImage> {
+    const image = this.prepare(body, contentType, ttlMs, renderer);
     await this.persistent.put(key, image);
     this.memory?.set(key, image);
     // awaited: another instance waiting for this render polls the cache (cross-instance flights)
@@ -159,17 +160,17 @@ export class ImageCache {
    * put() for the open endpoint's keys ("open:"), then evicts the oldest open rows until they
    * fit the byte budget (OPEN_CACHE_MAX_MB). Other keys (short charts) are never evicted.
    */
-  async putOpen(key: string, body: Buffer, contentType: string, ttlMs: number | null, maxBytes: number): Promise<StoredImage> {
+  async putOpen(key: string, body: Buffer, contentType: string, ttlMs: number | null, maxBytes: number, renderer?: string): Promise<StoredImage> {
     if (!key.startsWith('open:')) throw new Error('putOpen takes open: keys only');
-    const image = await this.put(key, body, contentType, ttlMs);
+    const image = await this.put(key, body, contentType, ttlMs, renderer);
     await this.persistent.trimOpenCache(maxBytes);
     return image;
   }
 
   /** The row put() would store: for a caller that writes it in its own transaction, then remember()s it. */
-  prepare(body: Buffer, contentType: string, ttlMs: number | null): StoredImage {
+  prepare(body: Buffer, contentType: string, ttlMs: number | null, renderer?: string): StoredImage {
     const now = this.clock.now();
-    return { body, contentType, etag: etagOf(body), createdAt: now, expiresAt: ttlMs === null ? null : now + ttlMs };
+    return { body, contentType, etag: etagOf(body), createdAt: now, expiresAt: ttlMs === null ? null : now + ttlMs, ...(renderer ? { renderer } : {}) };
   }
 
   /** Puts an image already stored in the persistent tier into the memory (and shared) tier. */

@@ -15,6 +15,9 @@ import type { SharedFlights } from '../store/redis/flights.js';
 
 export type OpenCacheTier = 'edge' | 'r2' | 'miss';
 
+/** The renderer a stored image recorded, as an OpenImage carries it. */
+const rendererOf = (image: StoredImage): { renderer?: string } => (image.renderer ? { renderer: image.renderer } : {});
+
 export interface OpenImage {
   body: Buffer;
   contentType: string;
@@ -23,6 +26,8 @@ export interface OpenImage {
   tier: OpenCacheTier;
   /** The playground link that opens this chart: X-Edit-Url and Link rel=edit. */
   editUrl: string;
+  /** X-Chartshot-Renderer of what drew it, when the cache recorded it. */
+  renderer?: string;
 }
 
 export interface OpenServiceOptions {
@@ -114,7 +119,7 @@ export class OpenChartService {
     if (hit) {
       if (target !== undefined) this.admitted.set(target, { key, editUrl });
       const { body, contentType, etag } = hit.image;
-      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', editUrl };
+      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', editUrl, ...rendererOf(hit.image) };
     }
     const client = clientKey(clientIp);
     // only a request that starts a render spends its address's window
@@ -128,7 +133,7 @@ export class OpenChartService {
     }
     // remembered once answered with an image (a refused request, a 429, is not)
     if (target !== undefined) this.admitted.set(target, { key, editUrl });
-    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl };
+    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl, ...rendererOf(image) };
   }
 
   /**
@@ -143,12 +148,12 @@ export class OpenChartService {
     const hit = await this.cache.get(key);
     if (hit) {
       const { body, contentType, etag } = hit.image;
-      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', digest };
+      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', digest, ...rendererOf(hit.image) };
     }
     const client = clientKey(clientIp);
     if (!this.pending.has(key)) await this.admit(client);
     const { value: image } = await this.pending.join(key, (abort) => this.start(key, req, client, digest, abort), signal);
-    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', digest };
+    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', digest, ...rendererOf(image) };
   }
 
   /** A cache hit of a request target answered before, from the memory tier, or null (ask render()). */
@@ -157,7 +162,7 @@ export class OpenChartService {
     if (!known) return null;
     const image = this.cache.peekMemory(known.key);
     if (!image) return null;
-    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl };
+    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl, ...rendererOf(image) };
   }
 
   /**
@@ -168,7 +173,7 @@ export class OpenChartService {
     const known = this.cache.hasShared ? this.admitted.get(target) : undefined;
     if (!known) return null;
     return this.cache.peekShared(known.key).then((image) =>
-      image ? { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl } : null,
+      image ? { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl, ...rendererOf(image) } : null,
     );
   }
 
@@ -218,7 +223,7 @@ export class OpenChartService {
     const render = async () => {
       // the address is charged the page time of the render it started, failed ones included
       const img = await (budget ? budget.run({ address: client }, draw, (i) => (i.coalesced ? 0 : i.renderMs)) : draw());
-      return this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES);
+      return this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES, img.renderer);
     };
     try {
       const shared = this.opts.flights;

@@ -175,7 +175,7 @@ export class QuickChartService {
     await this.admitVariant(`variant-client:${clientKey(clientIp)}`, VARIANTS_PER_ADDRESS_PER_HOUR, 'from one address', now);
     const img = await this.d.renderer.render(variant, renderOwner.account(account.id), digest, signal, classOfPlan(plan.name));
     this.d.metrics.rendered(id, img.renderMs);
-    const image = await this.d.cache.put(cacheKey, img.body, img.contentType, cacheTtlMs(plan));
+    const image = await this.d.cache.put(cacheKey, img.body, img.contentType, cacheTtlMs(plan), img.renderer);
     this.d.metrics.hit(id, this.d.clock.now());
     return { image, tier: 'render' };
   }

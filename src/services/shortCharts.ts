@@ -173,7 +173,7 @@ export class ShortChartService {
       const id = newChartId();
       const key = chartCacheKey(id);
       const record = { id, accountId: auth.account.id, keyId: auth.key.id, request: storedRequest(req), digest: img.digest, createdAt: this.d.clock.now() };
-      const image = this.d.cache.prepare(img.body, img.contentType, cacheTtlMs(auth.plan));
+      const image = this.d.cache.prepare(img.body, img.contentType, cacheTtlMs(auth.plan), img.renderer);
       // The chart, its image and its generation commit in one transaction: once the 201 can be
       // sent, all three are on disk; a crash or a full disk before that leaves none of them.
       await counted((count) => this.d.store.charts.createWithImage(record, { key, image }, count));
@@ -368,7 +368,7 @@ export class ShortChartService {
           // the chart's owner account pays for its re-render in the fair queue, not its viewers
           const img = await this.d.renderer.render(job.request, renderOwner.account(job.rec.accountId), undefined, undefined, classOfPlan(job.account.plan));
           this.d.metrics.rendered(id, img.coalesced ? performance.now() - started : img.renderMs);
-          return await this.d.cache.put(key, img.body, img.contentType, cacheTtlMs(PLANS[job.account.plan]));
+          return await this.d.cache.put(key, img.body, img.contentType, cacheTtlMs(PLANS[job.account.plan]), img.renderer);
         } finally {
           renderMs = performance.now() - t;
         }

@@ -58,6 +58,9 @@ export interface StoredImage {
   createdAt: number;
   /** ms since epoch; null = never expires. */
   expiresAt: number | null;
+  /** X-Chartshot-Renderer of what drew it (the Chart.js version the request named, Chromium,
+   *  fonts); absent or null: not recorded (stored before it was, or not a chart). */
+  renderer?: string | null;
 }
 
 export interface ImageStore {

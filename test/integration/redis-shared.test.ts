@@ -64,6 +64,12 @@ describe('Redis hot image tier and render leases', function () {
       expect(await hot.get('open:old', T0)).to.equal(null);
     });
 
+    it('what drew an image travels with it (X-Chartshot-Renderer); an image without it decodes without it', () => {
+      const drawn = { ...img(3), renderer: 'chartjs=2.9.4; chromium=1.2.3.4; fonts=0123abcd' };
+      expect(decodeImage(encodeImage(drawn))).to.deep.equal(drawn);
+      expect(decodeImage(encodeImage(img(3)))).to.not.have.property('renderer');
+    });
+
     it('a truncated or foreign value is a miss, not an error', () => {
       expect(decodeImage(Buffer.from([0, 0]))).to.equal(null);
       expect(decodeImage(Buffer.from([0, 0, 0, 200, 1, 2]))).to.equal(null);

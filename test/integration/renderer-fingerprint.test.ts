@@ -69,6 +69,30 @@ describe('the renderer fingerprint', function () {
     for (const [what, value] of seen) expect(value, what).to.equal(expected);
   });
 
+  // Found by an outside probe: stored images were all served with this instance's Chart.js 4
+  // value, and QuickChart's /chart/create draws with Chart.js 2 by default. What drew an image is
+  // now stored with it (images.renderer, the shared tier's header) and served from every tier.
+  it('a stored chart says what drew it: a QuickChart short URL drawn by Chart.js 2, from every tier', async () => {
+    const v2 = expected.replace('chartjs=4.6.1', 'chartjs=2.9.4');
+    const chart = { type: 'bar', data: { labels: ['a', `p${process.pid}`], datasets: [{ label: 'x', data: [1, 2] }] } };
+    const made = await post(s.url, '/chart/create', { chart, key, width: 130, height: 70 });
+    expect(made.status).to.equal(200);
+    const path = new URL(((await made.json()) as { url: string }).url).pathname;
+    const seen: Array<[string, string | null, number]> = [];
+    const note = (what: string, r: Response) => seen.push([what, r.headers.get('x-chartshot-renderer'), r.status]);
+    const one = await fetch(s.url + path);
+    note('render/{id}', one);
+    note('render/{id} again', await fetch(s.url + path));
+    note('render/{id} 304', await fetch(s.url + path, { headers: { 'if-none-match': one.headers.get('etag')! } }));
+    s.deps.imageCache.clearMemory();
+    note('render/{id} from the store', await fetch(s.url + path));
+    expect(seen.map(([w, , st]) => [w, st])).to.deep.equal([['render/{id}', 200], ['render/{id} again', 200], ['render/{id} 304', 304], ['render/{id} from the store', 200]]);
+    for (const [what, value] of seen) expect(value, what).to.equal(v2);
+    // a fresh render of the same chart says the same
+    const fresh = await post(s.url, '/chart', { chart, key, width: 130, height: 70 });
+    expect(fresh.headers.get('x-chartshot-renderer')).to.equal(v2);
+  });
+
   it('is not on error answers', async () => {
     const r = await post(s.url, '/v1/chart', { chart: BAR, width: 0, height: 100 }, apiKey(key));
     expect(r.status).to.equal(400);

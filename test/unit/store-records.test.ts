@@ -128,6 +128,16 @@ eachStore('short charts', (current) => {
     expect(await countRows(store, 'usage_counters')).to.equal(0);
   });
 
+  it('an image keeps what drew it (X-Chartshot-Renderer), through a put and a counted chart create; none recorded reads as none', async () => {
+    const drawn = 'chartjs=2.9.4; chromium=1.2.3.4; fonts=0123abcd';
+    await store.images.put('open:r', { ...image(Buffer.from('r')), renderer: drawn });
+    expect((await store.images.get('open:r'))?.renderer).to.equal(drawn);
+    expect(await store.charts.createWithImage(chart('c1'), { key: 'chart:c1', image: { ...image(Buffer.from('1')), renderer: drawn } }, count())).to.equal(1);
+    expect((await store.images.get('chart:c1'))?.renderer).to.equal(drawn);
+    await store.images.put('open:none', image(Buffer.from('n')));
+    expect(await store.images.get('open:none')).to.not.have.property('renderer');
+  });
+
   it('its generation is counted with it: used goes up, a reservation is turned into a count', async () => {
     expect(await store.charts.createWithImage(chart('c1'), { key: 'chart:c1', image: image(Buffer.from('1')) }, count())).to.equal(1);
     expect(await store.charts.createWithImage(chart('c2'), { key: 'chart:c2', image: image(Buffer.from('2')) }, count({ stat: { renderMs: 0, cacheHit: true } }))).to.equal(2);

@@ -43,7 +43,7 @@ function sendOpenImage(ctx: Context, img: OpenImage, renderer: string | undefine
   ctx.set('X-Cache-Tier', img.tier);
   ctx.set('X-Edit-Url', img.editUrl);
   ctx.set('Link', `<${img.editUrl}>; rel="edit"`);
-  setImageHeaders(ctx, img.contentType, renderer);
+  setImageHeaders(ctx, img.contentType, img.renderer ?? renderer);
   if (etagMatches(ctx.get('if-none-match'), img.etag)) {
     ctx.status = 304;
     return;

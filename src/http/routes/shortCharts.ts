@@ -22,13 +22,13 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 const STALE = 'public, max-age=60';
 const TIER_HEADER: Record<ServedChart['tier'], string> = { memory: 'edge', shared: 'edge', persistent: 'r2', render: 'miss', stale: 'stale' };
 
-/** A served short chart's image: its ETag (304 on a match), its Cache-Control by tier, X-Cache-Tier; `renderer`: X-Chartshot-Renderer. */
+/** A served short chart's image: its ETag (304 on a match), its Cache-Control by tier, X-Cache-Tier; X-Chartshot-Renderer: what drew it as stored with it, else `renderer` (images stored before that was recorded). */
 export function sendServed(ctx: Context, served: ServedChart, renderer: string | undefined): void {
   const { image } = served;
   ctx.set('ETag', image.etag);
   ctx.set('Cache-Control', served.tier === 'stale' ? STALE : IMMUTABLE);
   ctx.set('X-Cache-Tier', TIER_HEADER[served.tier]);
-  setImageHeaders(ctx, image.contentType, renderer);
+  setImageHeaders(ctx, image.contentType, image.renderer ?? renderer);
   if (etagMatches(ctx.get('if-none-match'), image.etag)) {
     ctx.status = 304;
     return;

@@ -3,7 +3,7 @@
 import type { ChartMetricsStore, ChartStore, RerenderLimits, RerenderTake } from '../types.js';
 import { failureOf, toChart, toMetrics, type ChartRow, type MetricsRow, type RerenderRow } from '../rows.js';
 import { prepared, retryAborted, type PgDb, type Sql } from './db.js';
-import { imageArgs, imageUpsert } from './images.js';
+import { IMAGE_ARG_COUNT, imageArgs, imageUpsert } from './images.js';
 import { countArgs, countCall } from './generation.js';
 
 const RERENDER_COLUMNS = 'tokens, tokens_at, failures, retry_at, error_status, error_code, error_detail';
@@ -16,7 +16,7 @@ const CREATE_WITH = `WITH chart AS (
   ), image AS (
     ${imageUpsert(7)}
   )`;
-const CREATE_COUNTED = prepared('create_chart_counted', `${CREATE_WITH} SELECT ${countCall(14)} AS used`);
+const CREATE_COUNTED = prepared('create_chart_counted', `${CREATE_WITH} SELECT ${countCall(7 + IMAGE_ARG_COUNT)} AS used`);
 const CREATE_UNCOUNTED = prepared('create_chart', `${CREATE_WITH} SELECT NULL::bigint AS used`);
 const EXISTS = prepared('chart_exists', 'SELECT 1 AS one FROM charts WHERE id = $1');
 

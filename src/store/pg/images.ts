@@ -2,21 +2,23 @@
 import type { ImageStore, StoredImage } from '../types.js';
 import { storageError, type PgDb, type Sql } from './db.js';
 
-interface Row { content_type: string; etag: string; body: Buffer; created_at: number; expires_at: number | null }
+interface Row { content_type: string; etag: string; body: Buffer; created_at: number; expires_at: number | null; renderer: string | null }
 
 /** An image row's columns, in the order of imageArgs(). */
-export const IMAGE_COLUMNS = 'key, content_type, etag, body, created_at, expires_at, size';
+export const IMAGE_COLUMNS = 'key, content_type, etag, body, created_at, expires_at, size, renderer';
+/** How many values imageArgs() gives (placeholders after an upsert's start from `first + IMAGE_ARG_COUNT`). */
+export const IMAGE_ARG_COUNT = 8;
 
 export function imageArgs(key: string, i: StoredImage): unknown[] {
-  return [key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt, i.body.length];
+  return [key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt, i.body.length, i.renderer ?? null];
 }
 
 /** An upsert of one image row, its values from `$<first>` on (imageArgs); the open cache's byte total is kept by a trigger. */
 export function imageUpsert(first: number): string {
-  const p = Array.from({ length: 7 }, (_, i) => `$${first + i}`).join(', ');
+  const p = Array.from({ length: IMAGE_ARG_COUNT }, (_, i) => `$${first + i}`).join(', ');
   return `INSERT INTO images (${IMAGE_COLUMNS}) VALUES (${p})
   ON CONFLICT (key) DO UPDATE SET content_type = excluded.content_type, etag = excluded.etag, body = excluded.body,
-    created_at = excluded.created_at, expires_at = excluded.expires_at, size = excluded.size`;
+    created_at = excluded.created_at, expires_at = excluded.expires_at, size = excluded.size, renderer = excluded.renderer`;
 }
 
 const PUT = imageUpsert(1);
@@ -47,8 +49,8 @@ export function pgImages(db: PgDb): ImageStore {
   const openBytes = async (sql: Sql) => (await sql.one<{ bytes: number }>('SELECT bytes FROM open_cache_bytes WHERE id = 1'))?.bytes ?? 0;
   return {
     async get(key): Promise<StoredImage | null> {
-      const r = await db.one<Row>('SELECT content_type, etag, body, created_at, expires_at FROM images WHERE key = $1', [key]);
-      return r ? { contentType: r.content_type, etag: r.etag, body: r.body, createdAt: r.created_at, expiresAt: r.expires_at } : null;
+      const r = await db.one<Row>('SELECT content_type, etag, body, created_at, expires_at, renderer FROM images WHERE key = $1', [key]);
+      return r ? { contentType: r.content_type, etag: r.etag, body: r.body, createdAt: r.created_at, expiresAt: r.expires_at, ...(r.renderer ? { renderer: r.renderer } : {}) } : null;
     },
     async put(key, i) {
       await writeImage(db, key, i);

@@ -333,4 +333,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX accounts_signin_email ON accounts(lower(signin_email));
   CREATE INDEX dashboard_sessions_account_created ON dashboard_sessions(account_id, created_at);
   `,
+  // 9: what drew a stored image (X-Chartshot-Renderer), as SQLite's migration 12
+  `
+  ALTER TABLE images ADD COLUMN renderer text;
+  `,
 ];

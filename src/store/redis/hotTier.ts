@@ -20,7 +20,7 @@ const TOTAL = 'hot:bytes';
 
 // One value per image: [4-byte header length][header JSON][body], so a hit is one round trip.
 export function encodeImage(image: StoredImage): Buffer {
-  const header = Buffer.from(JSON.stringify({ t: image.contentType, e: image.etag, c: image.createdAt, x: image.expiresAt }), 'utf8');
+  const header = Buffer.from(JSON.stringify({ t: image.contentType, e: image.etag, c: image.createdAt, x: image.expiresAt, ...(image.renderer ? { r: image.renderer } : {}) }), 'utf8');
   const len = Buffer.alloc(4);
   len.writeUInt32BE(header.length);
   return Buffer.concat([len, header, image.body]);
@@ -31,8 +31,8 @@ export function decodeImage(v: Buffer): StoredImage | null {
   const n = v.readUInt32BE(0);
   if (4 + n > v.length) return null;
   try {
-    const h = JSON.parse(v.subarray(4, 4 + n).toString('utf8')) as { t: string; e: string; c: number; x: number | null };
-    return { contentType: h.t, etag: h.e, createdAt: h.c, expiresAt: h.x, body: v.subarray(4 + n) };
+    const h = JSON.parse(v.subarray(4, 4 + n).toString('utf8')) as { t: string; e: string; c: number; x: number | null; r?: string };
+    return { contentType: h.t, etag: h.e, createdAt: h.c, expiresAt: h.x, body: v.subarray(4 + n), ...(typeof h.r === 'string' ? { renderer: h.r } : {}) };
   } catch {
     return null;
   }

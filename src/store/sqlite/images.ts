@@ -1,24 +1,24 @@
 import type { ImageStore, StoredImage } from '../types.js';
 import type { DB } from './db.js';
 
-interface Row { content_type: string; etag: string; body: Buffer; created_at: number; expires_at: number | null }
+interface Row { content_type: string; etag: string; body: Buffer; created_at: number; expires_at: number | null; renderer: string | null }
 
 /** Writes one image row, synchronously (also inside another store's transaction). */
 export function imageWriter(db: DB): (key: string, i: StoredImage) => void {
   // an upsert, not INSERT OR REPLACE: the open cache's byte total is kept by triggers, and
   // REPLACE's implicit delete fires none (migration 6)
   const put = db.prepare(
-    `INSERT INTO images (key, content_type, etag, body, created_at, expires_at, size) VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO images (key, content_type, etag, body, created_at, expires_at, size, renderer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET content_type = excluded.content_type, etag = excluded.etag, body = excluded.body,
-       created_at = excluded.created_at, expires_at = excluded.expires_at, size = excluded.size`,
+       created_at = excluded.created_at, expires_at = excluded.expires_at, size = excluded.size, renderer = excluded.renderer`,
   );
   return (key, i) => {
-    put.run(key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt, i.body.length);
+    put.run(key, i.contentType, i.etag, i.body, i.createdAt, i.expiresAt, i.body.length, i.renderer ?? null);
   };
 }
 
 export function sqliteImages(db: DB): ImageStore {
-  const get = db.prepare<[string], Row>('SELECT content_type, etag, body, created_at, expires_at FROM images WHERE key = ?');
+  const get = db.prepare<[string], Row>('SELECT content_type, etag, body, created_at, expires_at, renderer FROM images WHERE key = ?');
   const put = imageWriter(db);
   const del = db.prepare('DELETE FROM images WHERE key = ?');
   // A short chart's image is kept past its expiry while the chart exists: it is the last good
@@ -47,7 +47,7 @@ export function sqliteImages(db: DB): ImageStore {
   return {
     async get(key): Promise<StoredImage | null> {
       const r = get.get(key);
-      return r ? { contentType: r.content_type, etag: r.etag, body: r.body, createdAt: r.created_at, expiresAt: r.expires_at } : null;
+      return r ? { contentType: r.content_type, etag: r.etag, body: r.body, createdAt: r.created_at, expiresAt: r.expires_at, ...(r.renderer ? { renderer: r.renderer } : {}) } : null;
     },
     async put(key, i) {
       put(key, i);

@@ -269,4 +269,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX accounts_signin_email ON accounts(lower(signin_email));
   CREATE INDEX dashboard_sessions_account_created ON dashboard_sessions(account_id, created_at);
   `,
+  // 12: what drew a stored image (X-Chartshot-Renderer: the Chart.js version its request named,
+  // Chromium, fonts), served with it; null for images stored before
+  `
+  ALTER TABLE images ADD COLUMN renderer TEXT;
+  `,
 ];
