@@ -92,7 +92,7 @@ function rideable(wire: WireRequest): boolean {
 export class PagePool {
   private pool!: Pool<RenderPage>;
   private closing = false;
-  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0, rides: 0, rideRetries: 0 };
+  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0, rides: 0, rideRetries: 0, resetCollections: 0 };
   /** The leased pages' chains of renders (rides included). */
   private readonly chains = new Map<RenderPage, Chain>();
   /**
@@ -418,6 +418,8 @@ export class PagePool {
           // an interrupted script may have left timers that keep the page too busy to navigate:
           // a short wait, then a new page (a reset takes tens of ms on a page that can navigate)
           await rp.load(interrupted ? INTERRUPTED_RESET_MS : Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
+          // what the caller left in the renderer's heap, collected now rather than kept by an idle page
+          if (await rp.collectIfLarge(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)))) this.counters.resetCollections++;
         } catch (err) {
           this.log.warn({ err }, 'page reset failed; replacing it');
           await this.pool.destroy(rp);

@@ -24,6 +24,9 @@ export interface PoolStats {
   renders?: number;
   /** Pages reloaded after a render whose functions were not all proven pure. */
   pageResets?: number;
+  /** Resets after which the renderer's heap held so much of the documents before (a caller's
+   *  allocations) that it was collected at once (page.ts RESET_COLLECT_BYTES). */
+  resetCollections?: number;
   /** Renders stopped at their deadline by interrupting their script (then the page is reset, or
    *  replaced when the script did not stop). */
   renderInterrupts?: number;
@@ -60,7 +63,7 @@ export interface RendererInfo {
 export interface StatsParts {
   size: number;
   pool: { available: number; borrowed: number; pending: number; admission: AdmissionStats };
-  counters: { queueRejections: number; renders: number; pageResets: number; renderInterrupts: number; rides: number; rideRetries: number };
+  counters: { queueRejections: number; renders: number; pageResets: number; renderInterrupts: number; rides: number; rideRetries: number; resetCollections: number };
   pages: { pagesCreated: number; pagesDestroyed: number; pagesCrashed: number };
   browser: { restarts: number; connected: boolean; containment?: { sandbox: SandboxMode; uid: number; memoryWall: MemoryWallStatus } };
   versions: Record<ChartjsVersion, number>;
@@ -86,6 +89,7 @@ export function poolStats(p: StatsParts): PoolStats {
     pagesCrashed: p.pages.pagesCrashed,
     renders: p.counters.renders,
     pageResets: p.counters.pageResets,
+    resetCollections: p.counters.resetCollections,
     versionSwitches: p.versionSwitches,
     renderInterrupts: p.counters.renderInterrupts,
     rides: p.counters.rides,

@@ -91,6 +91,7 @@ export class Metrics implements RenderObserver, CacheObserver {
     follow('chartshot_pages_created_total', 'Pages created (warm-up included).', (s) => s.pagesCreated);
     follow('chartshot_pages_destroyed_total', 'Pages destroyed (recycled, failed or timed out).', (s) => s.pagesDestroyed);
     follow('chartshot_rides_total', 'Renders sent to a page behind the one it was drawing (decision 33).', (s) => s.rides ?? 0);
+    follow('chartshot_reset_collections_total', 'Page resets after which the renderer\'s heap was collected at once: the documents before left more than 64 MB in it.', (s) => s.resetCollections ?? 0);
     follow('chartshot_ride_retries_total', 'Rides sent again on a clean page: the page refused them, or the render ahead was interrupted or crashed.', (s) => s.rideRetries ?? 0);
     this.resetSnapshot = () => {
       snapshot = null;

@@ -2,6 +2,7 @@
 // error code (or renders harmlessly), its page is reset or replaced, and the NEXT render on the
 // same page is byte-identical to a clean render of a reference chart made before any of them.
 import { expect } from 'chai';
+import { RESET_COLLECT_BYTES } from '../../src/render/page.js';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey, bytes } from '../helpers/client.js';
 
@@ -108,6 +109,25 @@ describe('hostile configs', function () {
     // a busy machine may reach the render timeout before the heap limit
     expect(r.detail).to.match(/crashed while running the chart's functions|a callback did not return/);
     await expectCleanNext('a memory bomb');
+  });
+
+  // Found by an outside attack: a DOM bomb's page was reset, not replaced, and its idle renderer
+  // kept 1.1-1.3 GB of RSS for good (V8's memory reducer is off), most of Chromium's memory wall
+  // across two pages. After a reset a heap holding over 64 MB of the documents before is collected.
+  it('a DOM bomb leaves nothing behind in the renderer: its heap is collected after the reset (or the page replaced)', async () => {
+    const before = s.deps.pool.stats();
+    const r = await send(withTitleFn("var a=[]; for (var i=0;i<1e6;i++){ var d=document.createElement('div'); d.textContent='x'.repeat(100)+i; a.push(d); } return 't';"));
+    // drawn, or stopped at the deadline on a slow machine: the page is reset either way
+    expect([200, 500], `${r.error} ${r.detail}`).to.include(r.status);
+    await expectCleanNext('a DOM bomb');
+    const after = s.deps.pool.stats();
+    const collected = (after.resetCollections ?? 0) - (before.resetCollections ?? 0);
+    const replaced = after.pagesDestroyed - before.pagesDestroyed;
+    expect(collected + replaced, `collected ${collected}, replaced ${replaced}`).to.equal(1);
+    for (const rp of s.deps.pool.livePages()) {
+      const h = (await rp.cdp.send('Runtime.getHeapUsage')) as { usedSize: number; embedderHeapUsedSize?: number };
+      expect(h.usedSize + (h.embedderHeapUsedSize ?? 0), 'bytes in the renderer heap').to.be.below(RESET_COLLECT_BYTES);
+    }
   });
 
   it('a string bomb (repeat to the engine limit): fails cleanly', async () => {
