@@ -144,18 +144,20 @@ describe('QuickChart output formats and remote content', function () {
 
 describe('/qr caption and center image', function () {
   let s: TestServer;
+  let key: string;
   before(async function () {
     this.timeout(60000);
     s = await startTestServer({ poolSize: 1 });
+    key = (await s.account('starter')).api_key;
   });
   after(async () => s?.stop());
 
   it('draws the caption in a strip below the code and the center image over its middle (looked at)', async () => {
-    const plain = await fetch(`${s.url}/qr?text=chartshot&size=200`);
+    const plain = await fetch(`${s.url}/qr?key=${key}&text=chartshot&size=200`);
     const code = decodePng(Buffer.from(await plain.arrayBuffer()));
     const blue = `data:image/png;base64,${solidPng([0, 0, 255], 20).toString('base64')}`;
     const q = new URLSearchParams({ text: 'chartshot', size: '200', ecLevel: 'M', caption: 'Scan me', captionFontSize: '20', captionFontColor: 'ff0000', centerImageUrl: blue });
-    const res = await fetch(`${s.url}/qr?${q}`);
+    const res = await fetch(`${s.url}/qr?key=${key}&${q}`);
     expect(res.status, res.headers.get('x-quickchart-error') ?? '').to.equal(200);
     expect(res.headers.get('content-type')).to.equal('image/png');
     const body = Buffer.from(await res.arrayBuffer());
@@ -179,10 +181,10 @@ describe('/qr caption and center image', function () {
     for (let y = code.height; y < png.height; y++) for (let x = 0; x < png.width; x++) if (pixel(png, x, y)[0] > 200 && pixel(png, x, y)[1] < 80) red++;
     expect(red).to.be.greaterThan(30);
     if (process.env.LOOK_DIR) (await import('node:fs')).writeFileSync(`${process.env.LOOK_DIR}/qr-caption.png`, body);
-    const svg = await fetch(`${s.url}/qr?${q}&format=svg`);
+    const svg = await fetch(`${s.url}/qr?key=${key}&${q}&format=svg`);
     expect(svg.status).to.equal(200);
     expect(await svg.text()).to.match(/^<svg[\s\S]*<image[\s\S]*Scan me/);
-    const remote = await fetch(`${s.url}/qr?text=x&centerImageUrl=${encodeURIComponent('https://images.example.com/logo.png')}`);
+    const remote = await fetch(`${s.url}/qr?key=${key}&text=x&centerImageUrl=${encodeURIComponent('https://images.example.com/logo.png')}`);
     expect(remote.status).to.equal(400);
     expect(remote.headers.get('x-quickchart-error')).to.match(/^centerImageUrl: remote images are off on this server/);
   });

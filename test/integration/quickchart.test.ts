@@ -249,26 +249,33 @@ describe('QuickChart-compatible routes', function () {
 
   describe('GET /qr', () => {
     it("draws QuickChart's defaults (150 px with a 4-module margin, M, black on white), cacheable", async () => {
-      const a = await get(s, '/qr', { text: 'https://example.com/' });
+      const a = await get(s, '/qr', { key: acct.api_key, text: 'https://example.com/' });
       expect(a.status).to.equal(200);
       expect(a.headers.get('cache-control')).to.equal('public, max-age=604800');
       expect(size(a)).to.deep.equal([150, 150]);
       const png = decodePng(a.body);
       expect([...png.data.subarray(0, 4)]).to.deep.equal([255, 255, 255, 255]);
-      expect(size(await get(s, '/qr', { text: 'x', size: '300', margin: '0', ecLevel: 'H' }))).to.deep.equal([300, 300]);
-      const dark = decodePng((await get(s, '/qr', { text: 'x', margin: '0', dark: 'ff0000' })).body);
+      expect(size(await get(s, '/qr', { key: acct.api_key, text: 'x', size: '300', margin: '0', ecLevel: 'H' }))).to.deep.equal([300, 300]);
+      const dark = decodePng((await get(s, '/qr', { key: acct.api_key, text: 'x', margin: '0', dark: 'ff0000' })).body);
       expect([...dark.data.subarray(0, 3)]).to.deep.equal([255, 0, 0]);
-      const svg = await get(s, '/qr', { text: 'x', format: 'svg' });
+      const svg = await get(s, '/qr', { key: acct.api_key, text: 'x', format: 'svg' });
       expect(svg.headers.get('content-type')).to.equal('image/svg+xml');
       expect(svg.body.toString('utf8')).to.match(/<svg/);
     });
 
+    it('without a key: 401 (QUICKCHART_ANONYMOUS is off), and a QR code is not a generation', async () => {
+      expectErrorImage(await get(s, '/qr', { text: 'no key' }), 401, /API key/);
+      const before = await usageCount(s, acct);
+      expect((await get(s, '/qr', { key: acct.api_key, text: 'not counted' })).status).to.equal(200);
+      expect(await usageCount(s, acct)).to.equal(before);
+    });
+
     it('refuses missing or oversized text, sizes past 1000 and bad parameters with an error image', async () => {
-      expectErrorImage(await get(s, '/qr'), 400, /text is required/);
-      expectErrorImage(await get(s, '/qr', { text: 'x'.repeat(2049) }), 400, /2048/);
-      expectErrorImage(await get(s, '/qr', { text: 'x', size: '5000' }), 400, /size/);
-      expectErrorImage(await get(s, '/qr', { text: 'x', ecLevel: 'Z' }), 400, /ecLevel/);
-      expectErrorImage(await get(s, '/qr', { text: 'x', format: 'svg', dark: 'nope' }), 400, /dark/, 'image/svg+xml');
+      expectErrorImage(await get(s, '/qr', { key: acct.api_key }), 400, /text is required/);
+      expectErrorImage(await get(s, '/qr', { key: acct.api_key, text: 'x'.repeat(2049) }), 400, /2048/);
+      expectErrorImage(await get(s, '/qr', { key: acct.api_key, text: 'x', size: '5000' }), 400, /size/);
+      expectErrorImage(await get(s, '/qr', { key: acct.api_key, text: 'x', ecLevel: 'Z' }), 400, /ecLevel/);
+      expectErrorImage(await get(s, '/qr', { key: acct.api_key, text: 'x', format: 'svg', dark: 'nope' }), 400, /dark/, 'image/svg+xml');
     });
   });
 

@@ -141,19 +141,22 @@ export function quickChartRoutes(d: QuickChartRouteDeps): RouteDescriptor[] {
     route({
       method: 'GET',
       path: '/qr',
-      auth: 'none',
+      // CONTRACT: keyless requests on the QuickChart-compatible routes only with QUICKCHART_ANONYMOUS
+      auth: anonymous ? 'quickchartKeyOptional' : 'quickchartKey',
       errorFormat: 'quickchart',
       input: { in: 'query', schema: qrQuerySchema },
       doc: {
         tags: ['QuickChart'],
         operationId: 'qrCode',
-        summary: 'A QR code (QuickChart-compatible; no credentials, not a generation)',
-        description: 'Drawn in the server, not in the browser (a caption or a center image: by a renderer page); cached by its parameters. New codes (not cached) are limited to 300 an hour per client address.',
+        summary: 'A QR code (QuickChart-compatible; not a generation)',
+        description:
+          'With a key (key, api_key or X-Api-Key; the account\'s rate limit applies, the code is not a generation). Without one: 401, unless the operator set QUICKCHART_ANONYMOUS=true. Drawn in the server, not in the browser (a caption or a center image: by a renderer page); cached by its parameters. New codes (not cached) are limited to 300 an hour per client address.',
       },
       responses: { '200': { ...imageOk('The QR code.'), content: imageContent(false) } },
       errors: {
         '400': imageError('Invalid parameter, text too long for a QR code, or a center image that may not or could not be fetched.', ['invalid_input', 'invalid_config']),
-        '429': imageError('Too many new QR codes from this address in the last hour (300).', ['rate_limited'], retryAfter),
+        '401': imageError(anonymous ? 'Invalid API key.' : 'Missing or invalid API key.', ['unauthorized']),
+        '429': imageError('Too many new QR codes from this address in the last hour (300), or the key\'s rate limit.', ['rate_limited', 'rate_limit_exceeded'], { ...retryAfter, ...rateLimitHeaders }),
         '503': imageError('Every renderer is busy (codes with a caption or a center image are drawn by a renderer).', ['service_unavailable'], retryAfter),
       },
       handler: async (ctx) => {
