@@ -61,6 +61,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteDescriptor[] {
       doc: { tags: ['Trial'], operationId: 'signupAnon', summary: 'Issue a trial API key (30 days, 100 generations; one per IP per 30 days)' },
       responses: { '200': json(schemaRef('TrialKey'), 'The trial key (shown once).') },
       errors: {
+        // SPEC lists 200, 429 and 500; a body that is not a JSON object is the caller's mistake all the same
+        '400': { description: 'A body that is not a JSON object (it may be absent or {}).', codes: ['invalid_input'] },
         '429': { description: 'One trial per IP per 30 days.', codes: ['rate_limit_exceeded', 'rate_limited'], headers: retryAfter },
         '500': { description: 'Server error.', codes: ['internal_error'] },
         '503': { description: 'Trial claims are briefly unreachable (shared state of several instances); retry after Retry-After.', codes: ['service_unavailable'], headers: retryAfter },
