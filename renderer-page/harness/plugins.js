@@ -108,7 +108,14 @@ function checkType(type, where) {
   }
 }
 
-function prepare(cfg, req, ratio, images) {
+/**
+ * @param {any} cfg
+ * @param {any} req
+ * @param {number} ratio
+ * @param {any} images
+ * @param {{ impure: boolean }} st the render's state: impure when the page must be reset after it
+ */
+function prepare(cfg, req, ratio, images, st) {
   // QuickChart's defaults and special types, for the Chart.js 2 configs its users send
   var wants = MAJOR === 2 ? QuickChart.applyV2(cfg) : null;
   if (cfg.type === 'donut') cfg.type = 'doughnut';
@@ -138,6 +145,14 @@ function prepare(cfg, req, ratio, images) {
     o.plugins = own;
   }
   var plugins = Array.isArray(cfg.plugins) ? cfg.plugins.filter(isObject) : [];
+  // Chart.js 3 and 4 keep each plugin's option scopes for the whole page, by chart type and
+  // plugin id, as the first plugin of that id gave them: a caller's additionalOptionScopes
+  // (data, no code) would decide where every later chart of that type looks for that plugin's
+  // options, datalabels included (found by an outside attack: dark label boxes on other
+  // accounts' and anonymous cached images). Such a render resets its page afterwards.
+  plugins.forEach(function (p) {
+    if (p.additionalOptionScopes !== undefined) st.impure = true;
+  });
   if (DataLabels && wantsDataLabels(cfg)) plugins.push(DataLabels);
   if (wants) {
     if (wants.annotation && V2_PLUGINS.annotation) plugins.push(V2_PLUGINS.annotation);

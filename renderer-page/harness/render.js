@@ -53,7 +53,7 @@ function renderText(req, text, t0, images) {
     if (!isObject(cfg)) throw new Error('config must be an object');
     if (req.textPatches !== undefined) applyPatches(cfg, req.textPatches);
     if (images && images.error) throw images.error;
-    prepare(cfg, req, ratio, images);
+    prepare(cfg, req, ratio, images, st);
     var data = format === 'svg' ? renderSvg(cfg, width, height, handle, st) : renderPng(cfg, width, height, ratio, handle, st);
     // caller code may have caught the budget's error and drawn on: the render is refused all the same
     if (Budgets.hit() !== null) throw new Error(Budgets.hit());
