@@ -146,13 +146,12 @@ function prepare(cfg, req, ratio, images, st) {
   }
   var plugins = Array.isArray(cfg.plugins) ? cfg.plugins.filter(isObject) : [];
   // Chart.js 3 and 4 keep each plugin's option scopes for the whole page, by chart type and
-  // plugin id, as the first plugin of that id gave them: a caller's additionalOptionScopes
-  // (data, no code) would decide where every later chart of that type looks for that plugin's
-  // options, datalabels included (found by an outside attack: dark label boxes on other
-  // accounts' and anonymous cached images). Such a render resets its page afterwards.
-  plugins.forEach(function (p) {
-    if (p.additionalOptionScopes !== undefined) st.impure = true;
-  });
+  // plugin id, as the first plugin of that id gave them: a caller's plugin object (data, no code
+  // needed) would decide them for every later chart of that type, with its additionalOptionScopes
+  // (found by an outside attack: dark boxes on other accounts' and cached anonymous data labels)
+  // or without them (an {id: 'annotation'} first would drop the annotation plugin's root scope).
+  // A render with plugin objects of the caller's resets its page afterwards.
+  if (plugins.length > 0) st.impure = true;
   if (DataLabels && wantsDataLabels(cfg)) plugins.push(DataLabels);
   if (wants) {
     if (wants.annotation && V2_PLUGINS.annotation) plugins.push(V2_PLUGINS.annotation);

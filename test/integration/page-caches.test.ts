@@ -32,6 +32,18 @@ describe('page-wide caches of Chart.js', function () {
   });
   after(async () => pool?.close());
 
+  it('any plugin object of the caller resets the page after its render (the scopes of its id are cached page-wide)', async () => {
+    for (const plugins of [[{ id: 'annotation' }], [{ id: 'mine', additionalOptionScopes: [''] }], [{}]]) {
+      const r = await pool.render(page({ type: 'line', data: { labels: ['a', 'b'], datasets: [{ data: [1, 2] }] }, plugins }));
+      expect(r.needsReset, JSON.stringify(plugins)).to.equal(true);
+    }
+    // and none, or a list of nothing but non-objects, does not
+    for (const plugins of [undefined, [], [1, 'x', null]]) {
+      const r = await pool.render(page({ type: 'line', data: { labels: ['a', 'b'], datasets: [{ data: [1, 2] }] }, ...(plugins ? { plugins } : {}) }));
+      expect(r.needsReset, JSON.stringify(plugins)).to.equal(false);
+    }
+  });
+
   for (const scope of ['plugins.tooltip', 'plugins.title']) {
     it(`a data-only inline plugin with additionalOptionScopes (${scope}) resets its page: the next caller's datalabels draw as on a clean page`, async () => {
       // a clean page first (a render that needs a reset), then the attack as its first doughnut with datalabels
