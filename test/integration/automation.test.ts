@@ -72,6 +72,9 @@ describe('POST /v1/zapier/*', function () {
     const page = await fetch(local(r.preview_url));
     expect(page.status).to.equal(200);
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    // no script, no base or form target, no sniffing (an outside probe found nosniff missing)
+    expect(page.headers.get('content-security-policy')).to.include("default-src 'none'").and.include("base-uri 'none'");
+    expect(page.headers.get('x-content-type-options')).to.equal('nosniff');
     const html = await page.text();
     expect(html).to.contain(`<img src="/v1/chart/${r.chart_id}"`);
     expect(html).to.contain(`href="/v1/chart/${r.chart_id}/download"`);

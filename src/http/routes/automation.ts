@@ -118,7 +118,10 @@ export function automationRoutes(deps: AutomationRouteDeps): RouteDescriptor[] {
         const preview = await deps.automation.preview(ctx.params.id!);
         ctx.type = 'text/html; charset=utf-8';
         ctx.set('Cache-Control', 'public, max-age=3600');
-        ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'");
+        // embeddable (a preview is meant to be shown elsewhere), but nothing else: no script, base, form
+        ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'");
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Referrer-Policy', 'no-referrer');
         ctx.body = previewPage(preview);
       },
     }),
