@@ -152,6 +152,13 @@ function prepare(cfg, req, ratio, images, st) {
   // or without them (an {id: 'annotation'} first would drop the annotation plugin's root scope).
   // A render with plugin objects of the caller's resets its page afterwards.
   if (plugins.length > 0) st.impure = true;
+  // chartjs-plugin-annotation (3 and 4's pages) and chartjs-chart-treemap keep the sizes of the
+  // labels they measured for the whole page, keyed by the text and font but not the line height
+  // (and ['a','b'] as 'a,b'): the first label of a key decided the box of every later one
+  // (found by a differential fuzz: a tall dark box over another caller's target line). A render
+  // that draws either resets its page afterwards.
+  if (MAJOR >= 3 && isObject(o.plugins) && o.plugins.annotation !== undefined && o.plugins.annotation !== false) st.impure = true;
+  if (cfg.type === 'treemap' || sets.some(function (ds) { return isObject(ds) && ds.type === 'treemap'; })) st.impure = true;
   if (DataLabels && wantsDataLabels(cfg)) plugins.push(DataLabels);
   if (wants) {
     if (wants.annotation && V2_PLUGINS.annotation) plugins.push(V2_PLUGINS.annotation);

@@ -3,7 +3,8 @@
 // controls; nothing it puts in those caches may reach the next render on the page. Found by an
 // outside attack: an inline plugin {id: 'datalabels', additionalOptionScopes: [...]} with no code
 // at all decided where every later doughnut's data labels looked for their options (dark boxes
-// on other accounts' images and on cached anonymous ones). Real Chromium, one page.
+// on other accounts' images and on cached anonymous ones). Bundled plugins keep such caches too
+// (annotation and treemap label sizes). Real Chromium, one page.
 import { expect } from 'chai';
 import { Renderer, type PageRequest } from '../../src/render/renderer.js';
 import { loadConfig } from '../../src/config.js';
@@ -42,6 +43,26 @@ describe('page-wide caches of Chart.js', function () {
       const r = await pool.render(page({ type: 'line', data: { labels: ['a', 'b'], datasets: [{ data: [1, 2] }] }, ...(plugins ? { plugins } : {}) }));
       expect(r.needsReset, JSON.stringify(plugins)).to.equal(false);
     }
+  });
+
+  // Found by a differential fuzz: chartjs-plugin-annotation's page-wide label-size cache keys on
+  // the text and font but not the line height; the first "Target" label decided every later one's box.
+  it("an annotation label's measured size does not reach the next caller's label of the same text", async () => {
+    const target = (label: Record<string, unknown>, y: number) => ({
+      type: 'bar',
+      data: { labels: ['Q1', 'Q2', 'Q3'], datasets: [{ data: [3, 5, 2] }] },
+      options: { plugins: { annotation: { annotations: { l: { type: 'line', yMin: y, yMax: y, borderColor: 'red', label: { display: true, content: 'Target', ...label } } } } } },
+    });
+    await pool.render(RESET);
+    const attack = await pool.render(page(target({ font: { lineHeight: 6 } }, 0.5)));
+    expect(attack.needsReset, 'a render with annotations needs a reset').to.equal(true);
+    const victim = Buffer.from((await pool.render(page(target({}, 4)))).data, 'base64');
+    await pool.render(RESET);
+    const clean = Buffer.from((await pool.render(page(target({}, 4)))).data, 'base64');
+    expect(victim.equals(clean), 'the victim drew as on a clean page').to.equal(true);
+    // treemap keeps such a cache too
+    const tree = await pool.render(page({ type: 'treemap', data: { datasets: [{ tree: [{ name: 'render', size: 40 }], key: 'size', groups: ['name'], labels: { display: true } }] } }));
+    expect(tree.needsReset, 'a treemap needs a reset').to.equal(true);
   });
 
   for (const scope of ['plugins.tooltip', 'plugins.title']) {
