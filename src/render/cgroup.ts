@@ -12,7 +12,7 @@ import { NAME_RE, PREFIX, errText, findLayout, words, type CgroupVersion } from 
 
 export type { CgroupVersion } from './cgroupLayout.js';
 
-/** What /v1/status says about the wall (docs in README "Security model"). */
+/** What /v1/status says about the wall (docs/security.md, "The memory wall"). */
 export interface MemoryWallStatus {
   cgroup: CgroupVersion | 'none';
   /** The cgroup's memory limit for Chromium's whole process tree, MB; null without a cgroup. */

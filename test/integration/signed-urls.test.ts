@@ -1,5 +1,5 @@
 // Signed GET /v1/chart URLs against the real server: every parameter tampered,
-// expiry, lifetime, key_id, sig placement; the CLI `sign` command; the README's snippets.
+// expiry, lifetime, key_id, sig placement; the CLI `sign` command; the API guide's snippets.
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { execFile } from 'node:child_process';
@@ -251,11 +251,11 @@ describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
       }
     });
 
-    /** The first fenced block of `lang` in README's "Short URLs and signed URLs" section. */
-    function readmeSnippet(lang: string): string {
-      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-      const section = readme.split(/^## /m).find((part) => part.startsWith('Short URLs and signed URLs'));
-      expect(section, 'README section').to.be.a('string');
+    /** The first fenced block of `lang` in docs/api.md's "Short URLs and signed URLs" section. */
+    function guideSnippet(lang: string): string {
+      const guide = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+      const section = guide.split(/^## /m).find((part) => part.startsWith('Short URLs and signed URLs'));
+      expect(section, 'docs/api.md section').to.be.a('string');
       const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section!);
       expect(m, `${lang} snippet`).not.to.equal(null);
       return m![1]!;
@@ -263,21 +263,21 @@ describe('signed URLs: GET /v1/chart with key_id, exp and sig', function () {
 
     const snippetEnv = () => ({ ...process.env, KEY_ID: acct.key_id, SIGNING_SECRET: acct.signing_secret, BASE_URL: s.url });
 
-    it('the README Node snippet signs a URL the server accepts', async () => {
+    it('the Node snippet of docs/api.md signs a URL the server accepts', async () => {
       const file = join(dir, 'sign.mjs');
-      writeFileSync(file, readmeSnippet('js'));
+      writeFileSync(file, guideSnippet('js'));
       const { stdout } = await run(process.execPath, [file], { env: snippetEnv() });
       expect(await fetchPng(stdout.trim())).to.deep.equal({ width: 600, height: 300 });
     });
 
-    it('the README Python snippet signs a URL the server accepts', async function () {
+    it('the Python snippet of docs/api.md signs a URL the server accepts', async function () {
       const python = await run('python3', ['--version']).then(
         () => 'python3',
         () => null,
       );
-      expect(python, 'python3 on PATH: the README Python snippet is run with it').to.equal('python3');
+      expect(python, 'python3 on PATH: the API guide\'s Python snippet is run with it').to.equal('python3');
       const file = join(dir, 'sign.py');
-      writeFileSync(file, readmeSnippet('python'));
+      writeFileSync(file, guideSnippet('python'));
       const { stdout } = await run(python!, [file], { env: snippetEnv() });
       expect(await fetchPng(stdout.trim())).to.deep.equal({ width: 600, height: 300 });
     });
