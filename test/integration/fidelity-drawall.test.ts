@@ -9,15 +9,16 @@
 import { expect } from 'chai';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'puppeteer-core';
-import { launchBrowser, type LaunchedBrowser } from '../../src/render/browser.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
 import { post, sharedAccount, type TestServer } from '../helpers/server.js';
-import { decodePng } from '../helpers/images.js';
+import { decodePng, differingPixels } from '../helpers/images.js';
 import { apiKey, bytes } from '../helpers/client.js';
+import { FidelityOracle, type OracleScript } from '../helpers/oracle.js';
 
-const vendor = (f: string) => readFileSync(join('renderer-page/vendor', f), 'utf8').replace(/<\/script/gi, '<\\/script');
+/** The oracle's pages: Chart.js 4 with the date-fns adapter, or with moment and the unmodified chartjs-adapter-moment. */
+const ADAPTERS: Record<'dateFns' | 'moment', OracleScript[]> = {
+  dateFns: ['chart.umd.js', 'chartjs-adapter-date-fns.js'],
+  moment: ['chart.umd.js', 'moment.js', { file: 'node_modules/chartjs-adapter-moment/dist/chartjs-adapter-moment.js' }],
+};
 const DIR = 'fixtures/chartjs';
 
 interface Fixture { source: string; chart: Record<string, unknown>; width: number; height: number }
@@ -26,44 +27,20 @@ describe('fidelity of configs Chart.js draws without a type or without data', fu
   this.timeout(180000);
   let s: TestServer;
   let key: string;
-  let lb: LaunchedBrowser;
-  const pages: Record<string, Page> = {};
+  let oracle: FidelityOracle;
   const dumpDir = process.env.DRAWALL_PNG_DIR;
 
   before(async () => {
     ({ s, key } = await sharedAccount());
-    lb = await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent'));
-    const momentAdapter = readFileSync('node_modules/chartjs-adapter-moment/dist/chartjs-adapter-moment.js', 'utf8');
-    const adapters = { dateFns: [vendor('chartjs-adapter-date-fns.js')], moment: [vendor('moment.js'), momentAdapter] };
-    for (const [name, scripts] of Object.entries(adapters)) {
-      const page = await lb.browser.newPage();
-      const tags = [vendor('chart.umd.js'), ...scripts].map((code) => `<script>${code}</script>`).join('');
-      await page.setContent(`<!doctype html><html><body style="margin:0">${tags}</body></html>`);
-      pages[name] = page;
-    }
+    oracle = await FidelityOracle.launch();
     if (dumpDir) mkdirSync(dumpDir, { recursive: true });
   });
   after(async () => {
-    await lb?.close();
+    await oracle?.close();
   });
 
-  async function reference(fx: Fixture, adapter: string): Promise<Buffer> {
-    const b64 = await pages[adapter].evaluate((text: string) => {
-      const f = JSON.parse(text) as Fixture;
-      const cfg = f.chart as { options?: Record<string, unknown> };
-      cfg.options = Object.assign({}, cfg.options, { responsive: false, animation: false, devicePixelRatio: 1 });
-      const canvas = document.createElement('canvas');
-      canvas.width = f.width;
-      canvas.height = f.height;
-      document.body.appendChild(canvas);
-      const C = (window as unknown as { Chart: new (c: HTMLCanvasElement, cfg: unknown) => { destroy(): void } }).Chart;
-      const chart = new C(canvas, cfg);
-      const url = canvas.toDataURL('image/png');
-      chart.destroy();
-      canvas.remove();
-      return url.slice(url.indexOf(',') + 1);
-    }, JSON.stringify(fx));
-    return Buffer.from(b64, 'base64');
+  async function reference(fx: Fixture, adapter: keyof typeof ADAPTERS): Promise<Buffer> {
+    return oracle.draw(await oracle.page(ADAPTERS[adapter]), fx.chart, { width: fx.width, height: fx.height });
   }
 
   it('the open endpoint draws a type-less mixed chart too (its gate checks each dataset\'s type)', async () => {
@@ -92,9 +69,8 @@ describe('fidelity of configs Chart.js draws without a type or without data', fu
         const ours = decodePng(body);
         const ref = decodePng(refBytes);
         expect([ours.width, ours.height]).to.deep.equal([ref.width, ref.height]);
-        let differing = 0;
-        for (let i = 0; i < ours.data.length; i++) if (ours.data[i] !== ref.data[i]) differing++;
-        expect(differing, `${differing} channel values differ`).to.equal(0);
+        const differing = differingPixels(ours, ref);
+        expect(differing, `${differing} pixels differ`).to.equal(0);
       });
     }
   }

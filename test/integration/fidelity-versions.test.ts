@@ -1,18 +1,12 @@
 // Fidelity on Chart.js 2.9.4 and 3.9.1, and at a device pixel ratio: with explicit colours and
 // data labels off, a chartshot PNG is pixel-identical to what that Chart.js draws on a plain
 // <canvas> in the same Chromium (responsive and animation off, the ratio as asked). The
-// reference pages are built here from the vendored Chart.js alone, without the harness.
+// reference is the fidelity oracle (test/helpers/oracle.ts) with the vendored Chart.js alone.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Page } from 'puppeteer-core';
-import { launchBrowser, type LaunchedBrowser } from '../../src/render/browser.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { decodePng, diffRatio } from '../helpers/images.js';
+import { decodePng, diffRatio, differingPixels } from '../helpers/images.js';
+import { FidelityOracle } from '../helpers/oracle.js';
 
-const vendor = (f: string) => readFileSync(join('renderer-page/vendor', f), 'utf8');
 const CHART_FILE = { 2: 'v2/chart.js', 3: 'v3/chart.js', 4: 'chart.umd.js' } as const;
 
 const C = ['#4dc9f6', '#f67019', '#f53794', '#537bc4', '#acc236', '#166a8f'];
@@ -91,95 +85,26 @@ const V3: Record<string, Record<string, unknown>> = {
 describe('fidelity with plain Chart.js 2.9.4 and 3.9.1 pages, and at a device pixel ratio', function () {
   this.timeout(180000);
   let s: TestServer;
-  let lb: LaunchedBrowser;
-  const pages: Partial<Record<2 | 3 | 4, Page>> = {};
+  let oracle: FidelityOracle;
 
   before(async () => {
     s = await startTestServer({ poolSize: 2 });
-    lb = await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent'));
-    for (const v of [2, 3, 4] as const) {
-      const page = await lb.browser.newPage();
-      const script = vendor(CHART_FILE[v]).replace(/<\/script/gi, '<\\/script');
-      await page.setContent(`<!doctype html><html><body style="margin:0"><script>${script}</script></body></html>`);
-      pages[v] = page;
-    }
+    oracle = await FidelityOracle.launch();
   });
   after(async () => {
-    await lb?.close();
+    await oracle?.close();
     await s?.stop();
   });
-
-  /** What Chart.js itself draws: a canvas in the DOM, the config with only the forced options. */
-  async function reference(v: 2 | 3 | 4, chart: Record<string, unknown>, width: number, height: number, ratio: number): Promise<Buffer> {
-    const b64 = await pages[v]!.evaluate(
-      (cfgText: string, w: number, h: number, r: number) => {
-        const cfg = JSON.parse(cfgText);
-        cfg.options = Object.assign({}, cfg.options, { responsive: false, animation: false, devicePixelRatio: r });
-        // Chart.js's documented way to give a canvas a background colour
-        cfg.plugins = [
-          {
-            id: 'bg',
-            beforeDraw(c: { ctx: CanvasRenderingContext2D; width: number; height: number }) {
-              c.ctx.save();
-              c.ctx.globalCompositeOperation = 'destination-over';
-              c.ctx.fillStyle = '#ffffff';
-              c.ctx.fillRect(0, 0, c.width, c.height);
-              c.ctx.restore();
-            },
-          },
-        ];
-        const canvas = document.createElement('canvas');
-        canvas.width = w;
-        canvas.height = h;
-        document.body.appendChild(canvas);
-        const Chart = (window as unknown as { Chart: new (c: HTMLCanvasElement, cfg: unknown) => { destroy(): void } }).Chart;
-        const chart = new Chart(canvas, cfg);
-        const url = canvas.toDataURL('image/png');
-        chart.destroy();
-        canvas.remove();
-        return url.slice(url.indexOf(',') + 1);
-      },
-      JSON.stringify(chart),
-      width,
-      height,
-      ratio,
-    );
-    return Buffer.from(b64, 'base64');
-  }
 
   async function expectIdentical(v: 2 | 3 | 4, chart: Record<string, unknown>, width: number, height: number, ratio = 1): Promise<void> {
     const ours = decodePng(
       (await s.deps.renderer.render({ config: chart, width, height, format: 'png', backgroundColor: '#ffffff', allowFunctions: false, watermark: null, chartjs: v, devicePixelRatio: ratio })).body,
     );
-    const ref = decodePng(await reference(v, chart, width, height, ratio));
+    const ref = decodePng(await oracle.draw(await oracle.page([CHART_FILE[v]]), chart, { width, height, background: '#ffffff', ratio }));
     expect([ours.width, ours.height]).to.deep.equal([ref.width, ref.height]);
     expect([ours.width, ours.height]).to.deep.equal([Math.floor(width * ratio), Math.floor(height * ratio)]);
-    let differing = 0;
-    for (let i = 0; i < ours.data.length; i += 4) {
-      if (ours.data[i] !== ref.data[i] || ours.data[i + 1] !== ref.data[i + 1] || ours.data[i + 2] !== ref.data[i + 2] || ours.data[i + 3] !== ref.data[i + 3]) differing++;
-    }
+    const differing = differingPixels(ours, ref);
     expect(differing, `${differing} pixels differ`).to.equal(0);
-  }
-
-  /** Chromium rasterises an SVG onto a canvas of its size. */
-  async function rasterise(svg: string, width: number, height: number): Promise<Buffer> {
-    const b64 = await pages[4]!.evaluate(
-      async (text: string, w: number, h: number) => {
-        const img = new Image();
-        img.src = 'data:image/svg+xml;base64,' + btoa(unescape(encodeURIComponent(text)));
-        await img.decode();
-        const canvas = document.createElement('canvas');
-        canvas.width = w;
-        canvas.height = h;
-        canvas.getContext('2d')!.drawImage(img, 0, 0);
-        const url = canvas.toDataURL('image/png');
-        return url.slice(url.indexOf(',') + 1);
-      },
-      svg,
-      width,
-      height,
-    );
-    return Buffer.from(b64, 'base64');
   }
 
   // SVG is drawn by a canvas-to-SVG context: anti-aliasing differs a little (at most 1% of pixels)
@@ -188,7 +113,7 @@ describe('fidelity with plain Chart.js 2.9.4 and 3.9.1 pages, and at a device pi
       const base = { config: chart!, width: 500, height: 300, backgroundColor: '#ffffff', allowFunctions: false, watermark: null, chartjs: v };
       const png = (await s.deps.renderer.render({ ...base, format: 'png' })).body;
       const svg = (await s.deps.renderer.render({ ...base, format: 'svg', devicePixelRatio: 2 })).body.toString('utf8');
-      const ratio = diffRatio(await rasterise(svg, 500, 300), png);
+      const ratio = diffRatio(await oracle.rasterise(svg, 500, 300), png);
       expect(ratio, `${(ratio * 100).toFixed(2)}% of pixels differ`).to.be.at.most(0.01);
     });
   }

@@ -7,20 +7,20 @@
 // through keyless GET /chart (QUICKCHART_ANONYMOUS): the open gate admits each version's types
 // (decision 28). PNG_DIR keeps the images.
 import { expect } from 'chai';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Page } from 'puppeteer-core';
-import { launchBrowser, type LaunchedBrowser } from '../../src/render/browser.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { decodePng } from '../helpers/images.js';
+import { decodePng, differingPixels, inkedPixels } from '../helpers/images.js';
+import { FidelityOracle } from '../helpers/oracle.js';
 import { PAGE_BUDGETS } from '../../src/render/budgets.js';
 import { renderStoppedBy } from '../../src/services/render.js';
 import { CHARTJS_PAGES } from '../../src/chart/chartjsPages.js';
 
-const vendor = (f: string) => readFileSync(join('renderer-page/vendor', f), 'utf8').replace(/<\/script/gi, '<\\/script');
+/** The oracle page's hook: tick labels written out for Chart.js 2's first y axis, when a test gives them. */
+const Y_TICK_LABELS = `window.oraclePrepare = function (cfg, labels) {
+  if (labels) cfg.options.scales.yAxes[0].ticks.callback = function (value) { return labels[String(value)]; };
+};`;
 const OFF = { datalabels: { display: false } };
 const DAY = 86_400_000;
 
@@ -88,70 +88,24 @@ const TABLEAU10 = [
 describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, financial, tickFormat, roundedBars, colorschemes)", function () {
   this.timeout(180000);
   let s: TestServer;
-  let lb: LaunchedBrowser;
-  const oracles = new Map<string, Page>();
+  let oracle: FidelityOracle;
   const dumpDir = process.env.PNG_DIR;
 
   before(async () => {
     s = await startTestServer({ poolSize: 1, quickchartAnonymous: true, openRendersPerHour: 1_000_000 });
-    lb = await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent'));
+    oracle = await FidelityOracle.launch();
     if (dumpDir) mkdirSync(dumpDir, { recursive: true });
   });
   after(async () => {
-    await lb?.close();
+    await oracle?.close();
     await s?.stop();
   });
 
-  async function oracleFor(v: 2 | 3, files: string[]): Promise<Page> {
-    const key = `${v}:${files.join(',')}`;
-    let page = oracles.get(key);
-    if (page) return page;
-    page = await lb.browser.newPage();
-    const scripts = [v === 2 ? 'v2/chart.js' : 'v3/chart.js', ...files].map((f) => `<script>${vendor(f)}</script>`).join('');
-    await page.setContent(`<!doctype html><html><body style="margin:0">${scripts}</body></html>`);
-    oracles.set(key, page);
-    return page;
-  }
-
-  /** What plain Chart.js draws; `yTickLabels` gives Chart.js 2's first y axis a callback that
-   *  answers each tick value with the label written for it. */
+  /** What plain Chart.js draws with these builds; `yTickLabels` gives Chart.js 2's first y axis a
+   *  callback that answers each tick value with the label written for it. */
   async function reference(v: 2 | 3, files: string[], chart: Record<string, unknown>, width: number, height: number, yTickLabels?: Record<number, string>): Promise<Buffer> {
-    const page = await oracleFor(v, files);
-    const b64 = await page.evaluate(
-      (cfgText: string, w: number, h: number, labelsText: string) => {
-        const cfg = JSON.parse(cfgText);
-        cfg.options = Object.assign({}, cfg.options, { responsive: false, animation: false, devicePixelRatio: 1 });
-        const labels = JSON.parse(labelsText) as Record<string, string> | null;
-        if (labels) cfg.options.scales.yAxes[0].ticks.callback = (value: number) => labels[String(value)];
-        cfg.plugins = [
-          {
-            id: 'bg',
-            beforeDraw(c: { ctx: CanvasRenderingContext2D; width: number; height: number }) {
-              c.ctx.save();
-              c.ctx.globalCompositeOperation = 'destination-over';
-              c.ctx.fillStyle = '#ffffff';
-              c.ctx.fillRect(0, 0, c.width, c.height);
-              c.ctx.restore();
-            },
-          },
-        ];
-        const canvas = document.createElement('canvas');
-        canvas.width = w;
-        canvas.height = h;
-        document.body.appendChild(canvas);
-        const Chart = (window as unknown as { Chart: new (c: HTMLCanvasElement, cfg: unknown) => { destroy(): void } }).Chart;
-        const c = new Chart(canvas, cfg);
-        const url = canvas.toDataURL('image/png');
-        c.destroy();
-        canvas.remove();
-        return url.slice(url.indexOf(',') + 1);
-      },
-      JSON.stringify(chart),
-      width,
-      height,
-      JSON.stringify(yTickLabels ?? null),
-    );
-    return Buffer.from(b64, 'base64');
+    const page = await oracle.page([v === 2 ? 'v2/chart.js' : 'v3/chart.js', ...files], Y_TICK_LABELS);
+    return oracle.draw(page, chart, { width, height, background: '#ffffff', extra: yTickLabels ?? null });
   }
 
   async function draw(name: string, v: 2 | 3, config: Record<string, unknown>, width: number, height: number) {
@@ -171,14 +125,9 @@ describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, finan
 
   function expectSame(ours: ReturnType<typeof decodePng>, ref: ReturnType<typeof decodePng>, minInk: number) {
     expect([ours.width, ours.height]).to.deep.equal([ref.width, ref.height]);
-    let differing = 0;
-    let inked = 0;
-    for (let i = 0; i < ours.data.length; i += 4) {
-      if (ours.data[i] !== ref.data[i] || ours.data[i + 1] !== ref.data[i + 1] || ours.data[i + 2] !== ref.data[i + 2] || ours.data[i + 3] !== ref.data[i + 3]) differing++;
-      if (ours.data[i] !== 255 || ours.data[i + 1] !== 255 || ours.data[i + 2] !== 255) inked++;
-    }
+    const differing = differingPixels(ours, ref);
     expect(differing, `${differing} pixels differ`).to.equal(0);
-    expect(inked, 'pixels drawn').to.be.greaterThan(minInk);
+    expect(inkedPixels(ours), 'pixels drawn').to.be.greaterThan(minInk);
   }
 
   const rgbAt = (img: ReturnType<typeof decodePng>, x: number, y: number) => {
@@ -288,7 +237,7 @@ describe("QuickChart's hosted features (gauge, error bars, sankey, funnel, finan
   });
   it('each page registers exactly the chart types chartjsPages.ts lists, the list the keyless gate admits per version', async () => {
     for (const [major, file] of [[2, 'harness2.html'], [3, 'harness3.html'], [4, 'harness.html']] as const) {
-      const page = await lb.browser.newPage();
+      const page = await oracle.newPage();
       try {
         await page.goto(pathToFileURL(join('renderer-page', file)).href);
         const registered = await page.evaluate(() => {
