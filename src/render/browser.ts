@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from '../log.js';
 import { ChromiumCgroup, noWall, type MemoryWallStatus } from './cgroup.js';
 import { CdpPipe, type DirectCall } from './cdpPipe.js';
-import { withDeadline } from './page.js';
+import { afterMs, onAbort, settle, waitAtMost } from '../settle.js';
 
 /**
  * How Chromium is contained. `setpriv`: the service runs as root and Chromium runs as an
@@ -86,7 +86,7 @@ async function killGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const gone = new Promise((r) => child.once('exit', r));
   if (!killGroupNow(child)) child.kill('SIGKILL');
-  await Promise.race([gone, new Promise((r) => setTimeout(r, 1000))]);
+  await waitAtMost(gone, 1000);
 }
 
 function freshProfile(owner: { uid: number; gid: number } | null): string {
@@ -205,24 +205,19 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
     proc = child;
     const connection = new CdpPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
     pipe = connection;
-    const failed = new Promise<never>((_, reject) => {
-      child.once('error', (err) => reject(err));
-      child.once('exit', (code, signal) => reject(new Error(`Chromium exited at start (${signal ?? `code ${code}`})`)));
-    });
-    failed.catch(() => {});
+    const failed = new AbortController();
+    child.once('error', (err) => failed.abort(err));
+    child.once('exit', (code, signal) => failed.abort(new Error(`Chromium exited at start (${signal ?? `code ${code}`})`)));
     const timeout = opts.launchTimeoutMs ?? 30000;
-    browser = await withDeadline(
-      Promise.race([
-        (async () => {
-          const b = await puppeteer.connect({ transport: connection, protocolTimeout: 60000 });
-          // as puppeteer.launch does: the first tab exists before anything else is asked
-          await b.waitForTarget((t) => t.type() === 'page', { timeout });
-          return b;
-        })(),
-        failed,
-      ]),
-      timeout,
-      'Chromium start',
+    browser = await settle(
+      (async () => {
+        const b = await puppeteer.connect({ transport: connection, protocolTimeout: 60000 });
+        // as puppeteer.launch does: the first tab exists before anything else is asked
+        await b.waitForTarget((t) => t.type() === 'page', { timeout });
+        return b;
+      })(),
+      onAbort(failed.signal),
+      afterMs(timeout, () => new Error(`Chromium start took longer than ${timeout} ms`)),
     );
   } catch (err) {
     pipe?.close();
@@ -292,7 +287,7 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
         killOnExit();
       }
       // (bounded: a process group that cannot be signalled must not hold the shutdown)
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10000).unref())]);
+      await waitAtMost(exited, 10000);
       clearTimeout(killTimer);
       removeProfile();
       await removeGroup();

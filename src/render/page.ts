@@ -6,6 +6,7 @@ import { deflateRaw } from 'node:zlib';
 import { HARNESS_ORIGIN, harnessUrl, type ChartjsVersion } from './harness.js';
 import { PAGE_LIMITS, type PageLimits } from './pageLimits.js';
 import type { DirectCall } from './cdpPipe.js';
+import { afterMs, afterSettled, onAbort, settle, withDeadline } from '../settle.js';
 import type { FloorResult, PageFailure, PageOptions, PageRequest as WireRequest, PageResult } from '../../renderer-page/protocol.js';
 
 export type { PageResult, WireRequest };
@@ -95,20 +96,6 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-export async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Config texts from this length on cross CDP deflated. */
 export const DEFLATE_FROM = 64 * 1024;
 const deflate = promisify(deflateRaw);
@@ -177,9 +164,10 @@ export class RenderPage {
   apiId = '';
   /** The Chart.js major version of the harness loaded (pool.ts switches pages between versions). */
   version: ChartjsVersion = 4;
-  /** Rejects when the page's renderer crashes or the page closes: raced against every render. */
-  readonly crashed: Promise<never>;
-  private failCrashed!: (e: Error) => void;
+  /** Aborts (its reason a RenderError 'crash') when the page's renderer crashes, the page
+   *  closes or is given up: every call on the page ends then (src/settle.ts: a signal, so that
+   *  a call leaves nothing behind on the page once it is over). */
+  private readonly life = new AbortController();
   /** Set when a render ran past its deadline: resolves true once its script stopped. Taken
    *  (and cleared) when the page is given back (takeInterruption). */
   private interrupted: Promise<boolean> | null = null;
@@ -198,12 +186,7 @@ export class RenderPage {
     private readonly limits: PageLimits = PAGE_LIMITS,
     /** The render call past puppeteer, on this page's session (cdpPipe.ts); absent: cdp.send. */
     private readonly direct?: DirectCall,
-  ) {
-    this.crashed = new Promise<never>((_, reject) => {
-      this.failCrashed = reject;
-    });
-    this.crashed.catch(() => {});
-  }
+  ) {}
 
   /**
    * Stops a render's script without closing the page: Runtime.terminateExecution on the session
@@ -226,7 +209,7 @@ export class RenderPage {
   markDead(reason: string): void {
     if (this.dead) return;
     this.dead = true;
-    this.failCrashed(new RenderError('crash', reason));
+    this.life.abort(new RenderError('crash', reason));
   }
 
   /** A request already on the wire (toWire), so that deflating a large config does not hold the
@@ -347,8 +330,6 @@ export class RenderPage {
     decode?: (value: unknown) => unknown,
     behind?: Promise<unknown>,
   ): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    let settled = false;
     let timedOut = false;
     const interruptsBefore = this.interrupts;
     const pending = this.send('Runtime.callFunctionOn', {
@@ -358,23 +339,16 @@ export class RenderPage {
       returnByValue: true,
       awaitPromise: true,
     });
-    const timeout = new Promise<never>((_, reject) => {
-      const arm = () => {
-        if (settled) return;
-        timer = setTimeout(() => {
-          timedOut = true;
-          reject(new RenderError('timeout', `render timed out after ${seconds(deadlineMs)}`));
-          this.interrupt(pending);
-        }, deadlineMs);
-      };
-      // a ride's deadline starts when the render ahead of it is over
-      if (behind) behind.then(arm, arm);
-      else arm();
+    // a ride's deadline starts when the render ahead of it is over (afterSettled below)
+    const deadline = afterMs(deadlineMs, () => {
+      timedOut = true;
+      this.interrupt(pending);
+      return new RenderError('timeout', `render timed out after ${seconds(deadlineMs)}`);
     });
     // a ride failed by what happened to the render ahead of it, not by itself
     const notOwn = () => behind !== undefined && !timedOut && this.interrupts !== interruptsBefore;
     try {
-      const res = (await Promise.race([pending, timeout, this.crashed])) as {
+      const res = (await settle(pending, behind ? afterSettled(behind, deadline) : deadline, onAbort(this.life.signal))) as {
         result: { value?: unknown };
         exceptionDetails?: { text?: string; exception?: { description?: string } };
       };
@@ -397,9 +371,6 @@ export class RenderPage {
       if (this.interrupted) throw new RenderError('timeout', `render timed out after ${seconds(deadlineMs)}`);
       this.markDead('protocol error');
       throw new RenderError('crash', (err as Error).message);
-    } finally {
-      settled = true;
-      clearTimeout(timer);
     }
   }
 }

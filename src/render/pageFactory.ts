@@ -5,7 +5,8 @@ import type { Factory } from 'generic-pool';
 import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
 import type { LaunchedBrowser } from './browser.js';
 import { HARNESS_ORIGIN, type HarnessFile } from './harness.js';
-import { RenderPage, WARMUP, quietDomains, sleep, toWire, withDeadline } from './page.js';
+import { RenderPage, WARMUP, quietDomains, sleep, toWire } from './page.js';
+import { withDeadline } from '../settle.js';
 import type { Logger } from '../log.js';
 
 export interface PageFactoryOptions {

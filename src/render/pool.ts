@@ -7,9 +7,10 @@ import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admissio
 import { VersionAffinity, DEFAULT_CHARTJS, VERSION_IDLE_MS } from './affinity.js';
 import type { PageFactory } from './pageFactory.js';
 import type { ChartjsVersion } from './harness.js';
-import { RenderError, RideRefused, sleep, toWire, withDeadline, type PageRequest, type PageResult, type RenderPage, type WireRequest } from './page.js';
+import { RenderError, RideRefused, sleep, toWire, type PageRequest, type PageResult, type RenderPage, type WireRequest } from './page.js';
 import type { Logger } from '../log.js';
 import { tracer, type SpanAttributes } from '../tracing.js';
+import { afterMs, settle, untilSettled, withDeadline } from '../settle.js';
 
 export interface LeaseOptions {
   size: number;
@@ -347,13 +348,10 @@ export class PagePool {
       (res) => this.ended(rp, chain, res.needsReset !== false),
       () => this.ended(rp, chain, true),
     );
-    let waiting: NodeJS.Timeout | undefined;
-    const tooLong = new Promise<never>((_, reject) => {
-      waiting = setTimeout(() => reject(new RenderError('busy', 'no renderer free in time', this.gate.stats().avgHoldMs)), this.opts.acquireTimeoutMs);
-    });
-    void ride.behind.then(() => clearTimeout(waiting));
+    // once the render ahead is over the ride is the page's own render, with its own deadline
+    const tooLong = afterMs(this.opts.acquireTimeoutMs, () => new RenderError('busy', 'no renderer free in time', this.gate.stats().avgHoldMs));
     try {
-      return await Promise.race([sent, tooLong]);
+      return await settle(sent, untilSettled(ride.behind, tooLong));
     } catch (err) {
       if (err instanceof RenderError && err.kind === 'busy') {
         this.counters.queueRejections++;
@@ -363,8 +361,6 @@ export class PagePool {
       if (!(err instanceof RideRefused || (err instanceof RenderError && err.kind === 'crash'))) {
         throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
       }
-    } finally {
-      clearTimeout(waiting);
     }
     this.counters.rideRetries++;
     return this.render(req, owner, signal, false);

@@ -4,6 +4,7 @@
 // (quoted-printable), dot-stuffing and timeouts; the envelope is set here from checked addresses.
 import nodemailer from 'nodemailer';
 import { emailProblem } from '../rules/email.js';
+import { afterMs, settle } from '../settle.js';
 
 export interface Mail {
   from: string;
@@ -50,13 +51,9 @@ export async function sendMail(url: string, mail: Mail, timeoutMs: number): Prom
   const from = smtpAddress(mail.from, 'sender');
   const to = smtpAddress(mail.to, 'recipient');
   const transport = nodemailer.createTransport(smtpTransportOptions(url, timeoutMs));
-  let timer: NodeJS.Timeout | undefined;
-  // each step has its own timeout; the whole send has one too (a server that drips replies)
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('SMTP timed out')), timeoutMs);
-  });
   try {
-    await Promise.race([
+    // each step has its own timeout; the whole send has one too (a server that drips replies)
+    await settle(
       transport.sendMail({
         // the envelope is exactly the checked addresses, whatever the headers' display names hold
         envelope: { from, to: [to] },
@@ -66,10 +63,9 @@ export async function sendMail(url: string, mail: Mail, timeoutMs: number): Prom
         text: mail.text,
         date: new Date(mail.sentAt),
       }),
-      deadline,
-    ]);
+      afterMs(timeoutMs, () => new Error('SMTP timed out')),
+    );
   } finally {
-    clearTimeout(timer);
     transport.close();
   }
 }

@@ -2,6 +2,7 @@
 // tiny probe render, never by waiting behind real work.
 import type { PageRequest, PageResult, PoolStats, RendererInfo } from '../render/renderer.js';
 import { systemClock, type Clock } from '../clock.js';
+import { withDeadline } from '../settle.js';
 
 export interface StatusReport {
   status: 'healthy' | 'degraded';
@@ -120,19 +121,12 @@ export class StatusService {
   private probe(): Promise<ProbeResult> {
     this.running ??= (async () => {
       const deadline = this.opts.probeDeadlineMs ?? 3000;
-      let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([
-          this.pool.render(PROBE),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`probe render took longer than ${deadline} ms`)), deadline);
-          }),
-        ]);
+        await withDeadline(this.pool.render(PROBE), deadline, 'probe render');
         this.last = { ok: true, at: performance.now() };
       } catch (err) {
         this.last = { ok: false, reason: `probe render failed: ${(err as Error).message}`, at: performance.now() };
       } finally {
-        clearTimeout(timer);
         this.running = null;
       }
       return this.last;

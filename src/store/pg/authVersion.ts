@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import type { PgDb } from './db.js';
+import { withDeadline } from '../../settle.js';
 
 /** Notified by triggers on accounts, api_keys and billing (migration 2). */
 export const AUTH_CHANNEL = 'chartshot_auth';
@@ -92,13 +93,7 @@ export async function authChanges(db: PgDb, opts: AuthChangesOptions = {}): Prom
   const heartbeat = setInterval(() => {
     const c = client;
     if (!c || !listening) return;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('heartbeat timed out')), heartbeatMs);
-    });
-    Promise.race([c.query('SELECT 1'), late])
-      .catch(() => lost(c))
-      .finally(() => clearTimeout(timer));
+    withDeadline(c.query('SELECT 1'), heartbeatMs, 'heartbeat').catch(() => lost(c));
   }, heartbeatMs);
   heartbeat.unref();
 
