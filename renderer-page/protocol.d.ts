@@ -75,6 +75,16 @@ export interface PageOptions {
    *  src/render/pool.ts): refused (PageFailure.rideRefused) unless the render before it ended
    *  here, drew, and left nothing that needs a reset. */
   ride?: boolean;
+  /** Golden-image tests: answer the drawn chart's part boxes too (PageResult.parts). */
+  parts?: boolean;
+}
+
+/** A chart part's box in output pixels (CSS pixels times the ratio), clipped to the image. */
+export interface PartBox {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
 }
 
 /** An image the page draws: a data:image URL, in a box of CSS pixels (absent: the whole canvas),
@@ -103,6 +113,9 @@ export interface PageResult {
    *  and the page kept no globals, storage, cookies or window.name: no reset needed. Absent
    *  counts as true. */
   needsReset?: boolean;
+  /** Asked for by PageOptions.parts: title, subtitle, legend, chartArea and each scale by id,
+   *  from Chart.js's own layout (renderer-page/harness/parts.js); a part not drawn is absent. */
+  parts?: Record<string, PartBox>;
 }
 
 /** A refused render. */

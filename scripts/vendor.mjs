@@ -86,6 +86,7 @@ const HARNESS_MODULES = [
   'chart-life.js', // sizes, error messages, chart disposal
   'canvas-cache.js', // the kept canvases
   'output.js', // PNG and SVG
+  'parts.js', // the part boxes golden-image tests ask for
   'js-config.js', // JavaScript configs
   'render.js', // one render, request to result
   'inflate.js', // deflated configs

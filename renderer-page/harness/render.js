@@ -60,6 +60,7 @@ function renderText(req, text, t0, images) {
     result = outcome(true);
     result.data = data;
     result.ms = 0;
+    if (req.parts === true && handle.chart) result.parts = partBoxes(handle.chart, ratio, width, height);
   } catch (e) {
     result = outcome(false);
     result.error = shortMessage(e);

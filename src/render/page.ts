@@ -7,9 +7,9 @@ import { HARNESS_ORIGIN, harnessUrl, type ChartjsVersion } from './harness.js';
 import { PAGE_LIMITS, type PageLimits } from './pageLimits.js';
 import type { DirectCall } from './cdpPipe.js';
 import { afterMs, afterSettled, onAbort, settle, withDeadline } from '../settle.js';
-import type { FloorResult, PageFailure, PageOptions, PageRequest as WireRequest, PageResult } from '../../renderer-page/protocol.js';
+import type { FloorResult, PageFailure, PageOptions, PageRequest as WireRequest, PageResult, PartBox } from '../../renderer-page/protocol.js';
 
-export type { PageResult, WireRequest };
+export type { PageResult, PartBox, WireRequest };
 
 /** A render as Node asks for it: the page's options (renderer-page/protocol.d.ts) and the
  *  config, which toWire turns into what crosses CDP. */

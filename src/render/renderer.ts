@@ -14,7 +14,7 @@ import { fingerprintOf, fontsHash, type RendererFingerprint } from './fingerprin
 import { poolStats, type PoolStats } from './stats.js';
 import type { Logger } from '../log.js';
 
-export { RenderError, type PageRequest, type PageResult } from './page.js';
+export { RenderError, type PageRequest, type PageResult, type PartBox } from './page.js';
 export type { PoolStats, RendererInfo } from './stats.js';
 
 export interface PoolOptions {

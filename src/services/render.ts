@@ -9,6 +9,7 @@ import type { Format } from '../rules/plans.js';
 import { Flights } from './flights.js';
 import { mayRunCallerCode } from '../chart/callerCode.js';
 import { dateAdapterHint } from '../chart/configHints.js';
+import type { PartBox } from '../render/renderer.js';
 
 export interface RenderedImage {
   body: Buffer;
@@ -116,6 +117,18 @@ export class RenderService {
     return { ...value, coalesced: joined, digest, ...(renderer !== undefined ? { renderer } : {}) };
   }
 
+  /**
+   * A render for golden-image tests (chartshot test, chartshot/testing): the image with its
+   * chart's part boxes (title, legend, chartArea, scales by id) as the page measured them. Never
+   * shares a flight with other renders: only these ask the page for the boxes.
+   */
+  async renderWithParts(given: RenderRequest, owner?: string): Promise<RenderedImage & { parts: Record<string, PartBox> }> {
+    const req = withConfigJson(given);
+    const value = await this.renderNow(req, owner, new AbortController().signal, 'paid', true);
+    const renderer = this.rendererOf(req);
+    return { ...value, parts: value.parts ?? {}, coalesced: false, digest: renderDigest(req), ...(renderer !== undefined ? { renderer } : {}) };
+  }
+
   private rendererOf(req: RenderRequest): string | undefined {
     try {
       return this.pool.fingerprint().header(req.chartjs ?? 4);
@@ -124,7 +137,7 @@ export class RenderService {
     }
   }
 
-  private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal, caller: CallerClass): Promise<Omit<RenderedImage, 'coalesced' | 'digest'>> {
+  private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal, caller: CallerClass, parts = false): Promise<Omit<RenderedImage, 'coalesced' | 'digest'> & { parts?: Record<string, PartBox> }> {
     const started = performance.now();
     const deadlineMs = this.opts.deadlines?.[caller];
     const maxImageBytes = imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes);
@@ -149,6 +162,7 @@ export class RenderService {
           maxImageBytes,
           budget: PAGE_BUDGETS[caller],
           ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+          ...(parts ? { parts: true } : {}),
         },
         owner,
         signal,
@@ -157,7 +171,7 @@ export class RenderService {
       if (req.format === 'pdf') body = await pngToPdf(body, req.width, req.height);
       const ms = performance.now() - started;
       this.observer?.rendered(req.format, 'ok', ms);
-      return { body, contentType: req.format === 'png' ? contentTypeOf(req) : CONTENT_TYPES[req.format], format: req.format, renderMs: ms };
+      return { body, contentType: req.format === 'png' ? contentTypeOf(req) : CONTENT_TYPES[req.format], format: req.format, renderMs: ms, ...(res.parts ? { parts: res.parts } : {}) };
     } catch (err) {
       const ms = performance.now() - started;
       if (err instanceof RenderError) {
