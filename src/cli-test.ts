@@ -1,169 +1,126 @@
 // `chartshot test DIR`: renders every config of a folder (offline with the server's engine, or
-// through a running server) and compares each with its golden image; --update rewrites them.
+// through a running server) and compares each with its golden image; `chartshot test merge`
+// joins the reports of shards. The rules: docs/golden-tests.md.
+import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import type { Context } from 'koa';
-import type { Config } from './config.js';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import type { CiEnv, Config } from './config.js';
 import { TEST_USAGE, TestUsageError } from './cli-test-usage.js';
-import type { AuthContext } from './services/accounts.js';
-import { PLANS } from './rules/plans.js';
-import { AppError, invalidInput } from './errors.js';
-import { MAX_JSON_DEPTH, nestingDepth } from './chart/jsonDepth.js';
-import { Chartshot, ChartshotError, type ChartRequest } from './client/index.js';
-import { findCases, UnreadableConfig, type GoldenCase } from './golden/cases.js';
-import { compareImages, type Tolerance } from './golden/compare.js';
-import { describe, isFailure, junitXml, reportHtml, summaryLine, type CaseResult } from './golden/report.js';
+import { findCases, staleGoldens, UnreadableConfig, type GoldenCase } from './golden/cases.js';
+import { OptionError, toleranceFromFlags } from './golden/options.js';
+import { runCase, UPDATE_MODES, type UpdateMode } from './golden/run.js';
+import { describe, exitCodeOf, githubAnnotations, summaryLine, type CaseResult, type RunSummary } from './golden/report.js';
 import { RENDERER_FILE, parseFingerprint, rendererChange } from './golden/renderer.js';
+import { MergeError, mergeReports, writeReport } from './golden/reportFiles.js';
+import type { Engine } from './golden/engine.js';
 
+const OPTIONS = {
+  update: { type: 'string' },
+  report: { type: 'string' },
+  threshold: { type: 'string' },
+  'max-diff-pixels': { type: 'string' },
+  'max-diff-ratio': { type: 'string' },
+  'max-diff-window': { type: 'string' },
+  'ignore-antialiasing': { type: 'boolean' },
+  jobs: { type: 'string' },
+  shard: { type: 'string' },
+  server: { type: 'string' },
+  'api-key': { type: 'string' },
+} as const;
 
-export interface TestFlags {
-  update?: boolean;
+interface TestArgs {
+  dir: string;
+  update: UpdateMode;
   report?: string;
-  threshold?: string;
-  'max-diff-pixels'?: string;
-  jobs?: string;
-  server?: string;
-  'api-key'?: string;
+  jobs: number;
+  shard?: { index: number; count: number };
+  server?: { url: string; apiKey: string };
+  flags: Record<string, string | boolean | undefined>;
 }
 
-interface Rendered {
-  body: Buffer;
-  renderer: string | null;
+/** `--update` alone is `--update=all`; parseArgs then reads it as a string option. */
+function normaliseUpdate(argv: string[]): string[] {
+  return argv.map((a) => (a === '--update' ? '--update=all' : a));
 }
 
-interface Engine {
-  render(c: GoldenCase): Promise<Rendered>;
-  /** What renders here (Chart.js 4); null until known (a server says it with its first image). */
-  renderer(): string | null;
-  close(): Promise<void>;
+function parse(argv: string[]): { positionals: string[]; values: Record<string, string | boolean | undefined> } {
+  try {
+    const { values, positionals } = parseArgs({ args: normaliseUpdate(argv), allowPositionals: true, strict: true, options: OPTIONS });
+    return { values, positionals };
+  } catch (err) {
+    throw new TestUsageError(`${(err as Error).message.split('\n')[0]}\n${TEST_USAGE}`);
+  }
 }
 
-// Offline renders stand for the largest plan with a live key: no watermark, every format.
-const OFFLINE_CALLER = { plan: PLANS.enterprise, key: { kind: 'live' }, account: { id: 'cli', status: 'active' } } as unknown as AuthContext;
-
-/** The server's engine in this process: the body checked by the route's schema, normalised as the service does, drawn by the same pool. */
-async function offlineEngine(config: Config, jobs: number): Promise<Engine> {
-  // imported here, not at the top: bad usage (exit 2) and --server runs never load the renderer
-  const [{ createLogger }, { startPool }, { RenderService }, { buildRenderRequest }, { inputReader }, { chartRequestBodySchema }] = await Promise.all([
-    import('./log.js'),
-    import('./main.js'),
-    import('./services/render.js'),
-    import('./services/charts.js'),
-    import('./http/validate.js'),
-    import('./http/schemas/chart.js'),
-  ]);
-  const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
-  const pool = await startPool({ ...config, poolSize: jobs, maxQueue: Math.max(config.maxQueue, jobs) }, log);
-  const service = new RenderService(pool, undefined, { maxImageBytes: config.maxImageBytes });
-  const read = inputReader({ in: 'body', schema: chartRequestBodySchema });
-  return {
-    async render(c) {
-      // the body parser's own bound, so a config the server refuses fails here too
-      if (nestingDepth(JSON.stringify(c.body)) > MAX_JSON_DEPTH) throw invalidInput(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-      // a fresh copy per render: the normaliser may keep references to what it was given
-      const fields = read({ request: { body: structuredClone(c.body) } } as unknown as Context) as Record<string, unknown>;
-      const img = await service.render(buildRenderRequest(OFFLINE_CALLER, fields), 'cli');
-      return { body: img.body, renderer: img.renderer ?? null };
-    },
-    renderer: () => pool.fingerprint().header(),
-    close: () => pool.close(),
-  };
-}
-
-function serverEngine(baseUrl: string, apiKey: string): Engine {
-  const client = new Chartshot({ baseUrl, apiKey });
-  let seen: string | null = null;
-  let seenV4 = false;
-  return {
-    async render(c) {
-      const res = await client.render(c.body as unknown as ChartRequest);
-      // the Chart.js 4 fingerprint is the folder's: configs on 2 or 3 name their own version
-      const v4 = (c.body.chartjs ?? 4) === 4;
-      if (res.renderer && (seen === null || (v4 && !seenV4))) {
-        seen = res.renderer;
-        seenV4 = v4;
-      }
-      return { body: res.body, renderer: res.renderer };
-    },
-    renderer: () => seen,
-    close: async () => {},
-  };
-}
-
-function parseFlags(dir: string | undefined, o: TestFlags): { dir: string; tol: Tolerance; jobs: number } {
+function parseTestArgs(argv: string[]): TestArgs {
+  const { values: o, positionals } = parse(argv);
+  if (positionals.length > 1) throw new TestUsageError(`test takes one folder: ${positionals.join(' ')}`);
+  const dir = positionals[0];
   if (!dir) throw new TestUsageError(`test <dir> is required\n${TEST_USAGE}`);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new TestUsageError(`${dir} is not a directory`);
-  const threshold = o.threshold === undefined ? 0 : Number(o.threshold);
-  if (!/^\d*\.?\d+$/.test(o.threshold ?? '0') || !(threshold >= 0 && threshold <= 1)) throw new TestUsageError('--threshold must be a number from 0 to 1');
-  const maxDiff = o['max-diff-pixels'] ?? '0';
-  if (!/^\d{1,10}$/.test(maxDiff)) throw new TestUsageError('--max-diff-pixels must be a whole number of pixels');
+  const update = o.update as string | undefined;
+  if (update !== undefined && !(UPDATE_MODES as readonly string[]).includes(update)) throw new TestUsageError(`--update must be one of ${UPDATE_MODES.join(', ')} (alone: all), got "${update}"`);
   // default: a page per core but one, at most 4: the browser process itself composites and
   // encodes for every page (on 2 cores, 100 bars took 4.3 s on one page, 6.4 s on two)
-  const jobsText = o.jobs ?? String(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  const jobsText = (o.jobs as string | undefined) ?? String(Math.max(1, Math.min(4, availableParallelism() - 1)));
   if (!/^\d{1,2}$/.test(jobsText) || Number(jobsText) < 1 || Number(jobsText) > 32) throw new TestUsageError('--jobs must be a whole number from 1 to 32');
-  if (o.server !== undefined && !/^https?:\/\/[^\s]+$/.test(o.server)) throw new TestUsageError('--server must be an http(s) URL');
-  if (o.server !== undefined && !o['api-key']) throw new TestUsageError('--server needs --api-key');
-  if (o.server === undefined && o['api-key'] !== undefined) throw new TestUsageError('--api-key goes with --server');
-  return { dir, tol: { threshold, maxDiffPixels: Number(maxDiff) }, jobs: Number(jobsText) };
-}
-
-function writeFile(path: string, body: Buffer | string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, body);
-}
-
-/** Compares (or, with --update, writes) one case's golden; report files go to `out`. */
-function judge(c: GoldenCase, r: Rendered, ms: number, update: boolean, tol: Tolerance, out: string | undefined): CaseResult {
-  const base: CaseResult = { name: c.name, format: c.format, status: 'ok', ms, images: {} };
-  const golden = existsSync(c.goldenPath) ? readFileSync(c.goldenPath) : null;
-  if (update) {
-    if (golden?.equals(r.body)) return base;
-    writeFileSync(c.goldenPath, r.body);
-    return { ...base, status: 'updated' };
+  let shard: TestArgs['shard'];
+  if (o.shard !== undefined) {
+    const m = /^(\d{1,4})\/(\d{1,4})$/.exec(o.shard as string);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new TestUsageError(`--shard must be i/n with 1 <= i <= n (e.g. 2/4), got "${o.shard}"`);
+    shard = { index: Number(m[1]), count: Number(m[2]) };
   }
-  const verdict = golden ? compareImages(golden, r.body, c.format, tol) : null;
-  const result: CaseResult = !verdict
-    ? { ...base, status: 'missing' }
-    : verdict.status === 'ok'
-      ? { ...base, diffPixels: verdict.diffPixels }
-      : { ...base, status: 'differs', diffPixels: verdict.diffPixels, totalPixels: verdict.totalPixels, ...(verdict.sizeChange ? { sizeChange: verdict.sizeChange } : {}) };
-  if (out) {
-    if (golden) writeFile(join(out, (result.images.golden = `${c.name}.golden.${c.format}`)), golden);
-    if (result.status !== 'ok') writeFile(join(out, (result.images.actual = `${c.name}.actual.${c.format}`)), r.body);
-    if (verdict?.status === 'differs' && verdict.diffPng) writeFile(join(out, (result.images.diff = `${c.name}.diff.png`)), verdict.diffPng);
-  }
-  return result;
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof AppError) return `${err.code}: ${err.detail ?? ''}`.trim();
-  if (err instanceof ChartshotError) return err.message;
-  return (err as Error).message ?? String(err);
+  const url = o.server as string | undefined;
+  const key = o['api-key'] as string | undefined;
+  if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url)) throw new TestUsageError('--server must be an http(s) URL');
+  if (url !== undefined && !key) throw new TestUsageError('--server needs --api-key');
+  if (url === undefined && key !== undefined) throw new TestUsageError('--api-key goes with --server');
+  return {
+    dir,
+    update: (update as UpdateMode | undefined) ?? 'none',
+    ...(o.report !== undefined ? { report: resolve(o.report as string) } : {}),
+    jobs: Number(jobsText),
+    ...(shard ? { shard } : {}),
+    ...(url !== undefined ? { server: { url, apiKey: key! } } : {}),
+    flags: o,
+  };
 }
 
 const line = (r: CaseResult) => {
   const d = describe(r);
-  return `${r.status.padEnd(8)}${r.name}${d ? `  (${d})` : ''}`;
+  return `${r.status.padEnd(8)}${r.status.length >= 8 ? ' ' : ''}${r.name}${d ? `  (${d})` : ''}`;
 };
 
-/** Runs the command; resolves to the exit code: 0 all match, 1 a difference, missing golden or render error. */
-export async function runGoldenTests(config: Config, dirArg: string | undefined, o: TestFlags): Promise<number> {
+/** The cases of shard i of n: every n-th by name, starting at the i-th. */
+export function shardOf<T>(cases: T[], shard: { index: number; count: number } | undefined): T[] {
+  return shard ? cases.filter((_, i) => i % shard.count === shard.index - 1) : cases;
+}
+
+/** Runs `chartshot test ...`; resolves to the exit code. */
+export async function runTestCommand(config: Config, ci: CiEnv, argv: string[]): Promise<number> {
+  if (argv[0] === 'merge') return runMerge(ci, argv.slice(1));
   const started = performance.now();
-  const { dir, tol, jobs } = parseFlags(dirArg, o);
-  const out = o.report ? resolve(o.report) : undefined;
-  let cases: GoldenCase[];
+  const a = parseTestArgs(argv);
+  let tolerance;
+  let all: GoldenCase[];
   try {
-    cases = findCases(dir, out ? [out] : []);
+    tolerance = toleranceFromFlags(a.flags);
+    all = findCases(a.dir, a.report ? [a.report] : []);
   } catch (err) {
-    if (err instanceof UnreadableConfig) throw new TestUsageError(err.message);
+    if (err instanceof UnreadableConfig || err instanceof OptionError) throw new TestUsageError(err.message);
     throw err;
   }
-  if (cases.length === 0) throw new TestUsageError(`no *.json configs under ${dir}`);
+  if (all.length === 0) throw new TestUsageError(`no *.json configs under ${a.dir}`);
+  const stale = staleGoldens(a.dir, all, a.report ? [a.report] : []);
+  const cases = shardOf(all, a.shard);
   const tty = process.stdout.isTTY === true;
   if (tty) process.stdout.write(`[0/${cases.length}] starting the renderer...`);
-  const engine = o.server ? serverEngine(o.server, o['api-key']!) : await offlineEngine(config, jobs);
+  let engine: Engine;
+  if (a.server) engine = (await import('./golden/engine.js')).serverEngine(a.server.url, a.server.apiKey);
+  else engine = await (await import('./golden/engine.js')).offlineEngine(config, Math.max(1, Math.min(a.jobs, cases.length)));
   const results: Array<CaseResult | undefined> = new Array(cases.length);
+  const images: Array<Awaited<ReturnType<typeof runCase>>['images']> = new Array(cases.length);
   let printed = 0;
   let done = 0;
   const flush = () => {
@@ -172,44 +129,76 @@ export async function runGoldenTests(config: Config, dirArg: string | undefined,
     if (tty && done < cases.length) text += `[${done}/${cases.length}] rendering...`;
     process.stdout.write(text);
   };
+  const ctx = { engine, update: a.update, tolerance, ci: ci.ci };
   try {
     let next = 0;
     const worker = async () => {
       while (next < cases.length) {
         const i = next++;
         const c = cases[i]!;
-        const t0 = performance.now();
-        let result: CaseResult;
-        try {
-          const rendered = await engine.render(c);
-          result = judge(c, rendered, performance.now() - t0, o.update === true, tol, out);
-        } catch (err) {
-          result = { name: c.name, format: c.format, status: 'error', error: errorText(err), ms: performance.now() - t0, images: {} };
-        }
-        results[i] = result;
+        const out = await runCase(c, ctx);
+        results[i] = { ...out.result, file: relative(process.cwd(), c.configPath) };
+        images[i] = out.images;
         done++;
         flush();
       }
     };
-    await Promise.all(Array.from({ length: Math.min(jobs, cases.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(a.jobs, cases.length) }, worker));
   } finally {
     await engine.close();
   }
-  const all = results as CaseResult[];
+  const done_ = results as CaseResult[];
   const current = engine.renderer();
-  const recordPath = join(dir, RENDERER_FILE);
-  const recorded = existsSync(recordPath) ? readFileSync(recordPath, 'utf8') : null;
-  if (o.update && current) writeFileSync(recordPath, current + '\n');
-  const failed = all.some(isFailure);
-  const change = !o.update && failed && recorded && current ? rendererChange(recorded, current) : null;
+  const recordPath = join(a.dir, RENDERER_FILE);
+  const recorded = existsSync(recordPath) ? readFileSync(recordPath, 'utf8').trim() : null;
+  const wrote = done_.some((r) => r.status === 'updated');
+  if (current && (wrote || (a.update === 'all' && !a.shard) || (a.update !== 'none' && recorded === null))) writeFileSync(recordPath, current + '\n');
+  const code = exitCodeOf(done_);
+  const change = code !== 0 && recorded && current ? rendererChange(recorded, current) : null;
   const ms = performance.now() - started;
-  if (out) {
-    const run = { dir, renderer: current ?? 'unknown', rendererChange: change, ms };
-    writeFile(join(out, 'index.html'), reportHtml(all, run));
-    writeFile(join(out, 'junit.xml'), junitXml(all, run));
-  }
+  const run: RunSummary = {
+    dir: a.dir,
+    renderer: current ?? 'unknown',
+    recorded,
+    rendererChange: change,
+    ms,
+    tolerance,
+    stale,
+    ...(a.shard ? { shards: [`${a.shard.index}/${a.shard.count}`] } : {}),
+  };
+  if (a.report) writeReport(a.report, done_, images, run);
   if (change) process.stdout.write(`${change} (goldens were made with ${Object.entries(parseFingerprint(recorded!)).map(([k, v]) => `${k}=${v}`).join('; ')})\n`);
-  process.stdout.write(summaryLine(all, ms) + '\n');
-  if (out) process.stdout.write(`report: ${join(out, 'index.html')}\n`);
-  return failed ? 1 : 0;
+  if (stale.length) process.stdout.write(`stale goldens (no case uses them): ${stale.join(', ')}\n`);
+  for (const r of done_) if (r.usage) process.stderr.write(`chartshot: ${r.error}\n`);
+  if (ci.githubActions) {
+    const notes = githubAnnotations(done_);
+    if (notes) process.stdout.write(notes + '\n');
+  }
+  process.stdout.write(summaryLine(done_, ms) + '\n');
+  if (a.report) process.stdout.write(`report: ${join(a.report, 'index.html')}\n`);
+  if (code === 3) process.stdout.write('unstable: a failing case drew differently when rendered again (exit 3)\n');
+  return code;
+}
+
+/** `chartshot test merge DIR... [--report OUT]`: the shards' reports as one. */
+async function runMerge(ci: CiEnv, argv: string[]): Promise<number> {
+  const { values: o, positionals } = parse(argv);
+  const extra = Object.keys(o).filter((k) => k !== 'report' && o[k] !== undefined);
+  if (extra.length) throw new TestUsageError(`test merge takes report folders and --report OUT only, not --${extra[0]}`);
+  if (positionals.length === 0) throw new TestUsageError(`test merge <report-dir>... is required\n${TEST_USAGE}`);
+  const out = resolve((o.report as string | undefined) ?? 'chartshot-report');
+  let merged;
+  try {
+    merged = mergeReports(positionals.map((p) => resolve(p)), out);
+  } catch (err) {
+    if (err instanceof MergeError) throw new TestUsageError(err.message);
+    throw err;
+  }
+  if (ci.githubActions) {
+    const notes = githubAnnotations(merged.results);
+    if (notes) process.stdout.write(notes + '\n');
+  }
+  process.stdout.write(summaryLine(merged.results, merged.run.ms) + '\n');
+  process.stdout.write(`report: ${join(out, 'index.html')}\n`);
+  return exitCodeOf(merged.results);
 }

@@ -344,3 +344,20 @@ function googleSignIn(env: NodeJS.ProcessEnv): Pick<Config, 'googleClientId' | '
   const issuer = url(env, 'GOOGLE_ISSUER_URL', ['https:', 'http:']) ?? 'https://accounts.google.com';
   return { googleClientId, googleClientSecret, googleIssuerUrl: issuer.replace(/\/+$/, '') };
 }
+
+/** What `chartshot test` needs to know of the CI it runs in: CI (set by every CI system: goldens are
+ *  never written without --update, and messages say so) and GITHUB_ACTIONS (annotations). Any
+ *  value but empty, 0 or false counts as set. */
+export interface CiEnv {
+  ci: boolean;
+  githubActions: boolean;
+  /** CHARTSHOT_UPDATE (missing, changed or all): chartshot/testing writes goldens as --update does; unset: none. */
+  update: 'none' | 'missing' | 'changed' | 'all';
+}
+
+export function loadCiEnv(env: NodeJS.ProcessEnv = process.env): CiEnv {
+  const on = (v: string | undefined) => v !== undefined && !['', '0', 'false'].includes(v.trim().toLowerCase());
+  const update = env.CHARTSHOT_UPDATE?.trim() || 'none';
+  if (!['none', 'missing', 'changed', 'all'].includes(update)) throw new ConfigError(`CHARTSHOT_UPDATE must be missing, changed or all, got "${env.CHARTSHOT_UPDATE}"`);
+  return { ci: on(env.CI), githubActions: on(env.GITHUB_ACTIONS), update: update as CiEnv['update'] };
+}

@@ -1,7 +1,13 @@
 // Finds the golden-image cases under a folder: every *.json is a request body, its golden the
-// file beside it with the same name and the image extension of its format.
-import { readdirSync, readFileSync } from 'node:fs';
+// file beside it with the same name and the image extension of its format, its options
+// NAME.golden.json (options.ts). Goldens left without a case are stale.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { parseCaseOptions, type CaseOptions } from './options.js';
+
+/** NAME.golden.json: a case's options, never a case itself. */
+export const OPTIONS_SUFFIX = '.golden.json';
+const IMAGE_EXT = ['png', 'svg', 'pdf'];
 
 export interface GoldenCase {
   /** Path below the folder without ".json", with "/" separators: names the case everywhere. */
@@ -11,6 +17,10 @@ export interface GoldenCase {
   /** png, svg or pdf: the extension of the golden (an unknown format is left to the normaliser). */
   format: string;
   body: Record<string, unknown>;
+  /** NAME.golden.json's options ({} without one). */
+  options: CaseOptions;
+  /** That file's path when it exists. */
+  optionsPath?: string;
 }
 
 /** A config that cannot be read as a JSON object: bad usage, not a failed test. */
@@ -21,8 +31,8 @@ export function formatOf(body: Record<string, unknown>): string {
   return f === 'svg' || f === 'pdf' ? f : 'png';
 }
 
-/** Every *.json below `dir` (hidden folders, node_modules and `skip` left out), sorted by name. */
-export function findCases(dir: string, skip: string[] = []): GoldenCase[] {
+/** Files below `dir` whose name passes `keep` (hidden folders, node_modules and `skip` left out). */
+function listFiles(dir: string, skip: string[], keep: (name: string) => boolean): string[] {
   const root = resolve(dir);
   const skipped = new Set(skip.map((s) => resolve(s)));
   const files: string[] = [];
@@ -32,27 +42,53 @@ export function findCases(dir: string, skip: string[] = []): GoldenCase[] {
       const p = join(d, e.name);
       if (e.isDirectory()) {
         if (!e.name.startsWith('.') && e.name !== 'node_modules' && !skipped.has(p)) walk(p);
-      } else if (e.isFile() && e.name.endsWith('.json') && !e.name.startsWith('.')) files.push(p);
+      } else if (e.isFile() && !e.name.startsWith('.') && keep(e.name)) files.push(p);
     }
   };
   walk(root);
-  return files
-    .map((configPath) => {
-      const body = readBody(configPath);
-      const name = relative(root, configPath).slice(0, -'.json'.length).split(sep).join('/');
-      const format = formatOf(body);
-      return { name, configPath, goldenPath: `${configPath.slice(0, -'.json'.length)}.${format}`, format, body };
-    })
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return files;
 }
 
-function readBody(path: string): Record<string, unknown> {
-  let text: string;
+const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** Every *.json below `dir` but NAME.golden.json (hidden folders, node_modules and `skip` left out), sorted by name. */
+export function findCases(dir: string, skip: string[] = []): GoldenCase[] {
+  const root = resolve(dir);
+  return listFiles(dir, skip, (n) => n.endsWith('.json') && !n.endsWith(OPTIONS_SUFFIX))
+    .map((configPath) => {
+      const body = readBody(configPath);
+      const stem = configPath.slice(0, -'.json'.length);
+      const name = relative(root, configPath).slice(0, -'.json'.length).split(sep).join('/');
+      const format = formatOf(body);
+      const optionsPath = stem + OPTIONS_SUFFIX;
+      const has = existsSync(optionsPath);
+      // a bad options file is bad usage (options.ts OptionError), found before anything renders
+      const options = has ? parseCaseOptions(readText(optionsPath), optionsPath) : {};
+      return { name, configPath, goldenPath: `${stem}.${format}`, format, body, options, ...(has ? { optionsPath } : {}) };
+    })
+    .sort(byName);
+}
+
+/** Golden images below `dir` that no case names (its config gone, or its format changed); names relative to `dir`. */
+export function staleGoldens(dir: string, cases: GoldenCase[], skip: string[] = []): string[] {
+  const root = resolve(dir);
+  const used = new Set(cases.map((c) => resolve(c.goldenPath)));
+  return listFiles(dir, skip, (n) => IMAGE_EXT.some((e) => n.endsWith(`.${e}`)))
+    .filter((p) => !used.has(resolve(p)))
+    .map((p) => relative(root, p).split(sep).join('/'))
+    .sort();
+}
+
+function readText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     throw new UnreadableConfig(`${path}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+}
+
+function readBody(path: string): Record<string, unknown> {
+  const text = readText(path);
   let value: unknown;
   try {
     value = JSON.parse(text);
