@@ -150,6 +150,9 @@ export type AnswerText = string;
 /** window.chartshot.floor's answer: in-page cost per render, for the benchmark. */
 export interface FloorResult {
   msPerRender: number;
+  /** Of msPerRender, the page-state checks: the module state restored before each render and the
+   *  page's shared state compared after it (docs/decisions/0034-page-state-by-construction.md). */
+  checkMsPerRender: number;
   /** False when any of the renders failed. */
   ok: boolean;
 }

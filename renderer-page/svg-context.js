@@ -29,6 +29,8 @@
 
   // Colour -> { c: 'rgb(...)' | '#rrggbb', a: alpha } as the canvas itself understands it; null if invalid.
   var colorCache = new Map();
+  // this page's caches start empty at every render, as the bundles' do (state.js)
+  if (typeof __chartshotState === 'function') __chartshotState('svg-context.js:colorCache', 'restore', function () { return colorCache; });
   function parseColor(value) {
     var key = String(value);
     var hit = colorCache.get(key);
@@ -50,6 +52,7 @@
 
   // Font -> normalised canvas font string and its CSS parts; null if the canvas would reject it.
   var fontCache = new Map();
+  if (typeof __chartshotState === 'function') __chartshotState('svg-context.js:fontCache', 'restore', function () { return fontCache; });
   function parseFont(value) {
     var key = String(value);
     var hit = fontCache.get(key);
@@ -78,6 +81,7 @@
 
   // Distance from the requested textBaseline to the alphabetic baseline, measured by the canvas.
   var baselineCache = new Map();
+  if (typeof __chartshotState === 'function') __chartshotState('svg-context.js:baselineCache', 'restore', function () { return baselineCache; });
   function baselineShift(font, baseline) {
     if (baseline === 'alphabetic') return 0;
     var key = baseline + '|' + font;

@@ -1,6 +1,9 @@
 // Copies the browser bundles the harness page loads into renderer-page/vendor/.
 // The page never loads anything from a CDN: every script it runs comes from node_modules, pinned by package-lock.json.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { scanModuleState } from './module-state.mjs';
+import { MODULE_STATE_AUDIT } from './module-state-audit.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,22 +47,64 @@ const copies = {
   'v2/chartjs-plugin-error-bars.js': 'node_modules/chartjs-plugin-error-bars/build/Plugin.Errorbars.min.js',
   'v2/chartjs-plugin-colorschemes.js': 'node_modules/chartjs-plugin-colorschemes/dist/chartjs-plugin-colorschemes.min.js',
 };
+// ---- module-level state ----------------------------------------------------------------------
+// Every binding a bundle keeps for the whole page that code running after load writes (a cache, a
+// counter, a registry) gets a call after its declaration that hands the page a reader and, for a
+// let or var, a writer (renderer-page/state.js): the harness puts each back as the loaded page had
+// it before every render. What the scan finds, and why a few are treated otherwise:
+// scripts/module-state-audit.mjs. Scanning is the slow part (seconds per bundle): its result is kept
+// by the hash of the bundle and of the scanner.
+const stateCacheFile = join(out, '.module-state.json');
+const scanner = readFileSync(join(root, 'scripts', 'module-state.mjs'), 'utf8');
+/** @type {Record<string, { hash: string, found: any[] }>} */
+const stateCache = existsSync(stateCacheFile) ? JSON.parse(readFileSync(stateCacheFile, 'utf8')) : {};
+const inventory = {};
+function withStateHooks(name, text) {
+  const hash = createHash('sha256').update(scanner).update('\0').update(text).digest('hex');
+  const found = stateCache[name]?.hash === hash ? stateCache[name].found : scanModuleState(text);
+  stateCache[name] = { hash, found };
+  const audit = MODULE_STATE_AUDIT[name] ?? {};
+  const seen = new Set();
+  const calls = new Map();
+  for (const b of found) {
+    if (!b.written) continue;
+    const key = `${b.name}@${b.statementStart}`;
+    seen.add(key);
+    if (!b.injectable) throw new Error(`vendor: ${name}: ${key} is module state declared where no call can follow it`);
+    const treat = audit[key]?.treat ?? 'restore';
+    const writer = b.kind === 'const' || b.kind === 'class' ? '' : `,function(v){${b.name}=v}`;
+    const call = `typeof __chartshotState=="function"&&__chartshotState(${JSON.stringify(`${name}:${key}`)},"${treat}",function(){return ${b.name}}${writer});`;
+    calls.set(b.statementEnd, (calls.get(b.statementEnd) ?? '') + call);
+    inventory[`${name}:${key}`] = { treat, kind: b.kind, init: b.init, writes: b.writes };
+  }
+  for (const key of Object.keys(audit)) {
+    if (!seen.has(key)) throw new Error(`vendor: ${name}: scripts/module-state-audit.mjs names ${key}, which the scan does not find (read the new version of the bundle again)`);
+  }
+  let outText = '';
+  let at = 0;
+  for (const end of [...calls.keys()].sort((a, b) => a - b)) {
+    outText += text.slice(at, end) + ';' + calls.get(end);
+    at = end;
+  }
+  return outText + text.slice(at);
+}
+
 for (const [name, from] of Object.entries(copies)) {
   const src = join(root, from);
   if (!existsSync(src)) throw new Error(`vendor: missing ${from} (run npm ci)`);
   // CRLF as LF: the page's CSP pins each inlined script by the hash of its text as the HTML
   // parser leaves it, and the parser turns CRLF into LF
-  writeFileSync(join(out, name), readFileSync(src, 'utf8').replace(/\r\n?/g, '\n'));
+  writeFileSync(join(out, name), withStateHooks(name, readFileSync(src, 'utf8').replace(/\r\n?/g, '\n')));
 }
 // moment and its Chart.js adapter, for time scales written with moment's format tokens
 // (renderer-page/moment4.js switches a render to it). The adapter hands its members to the page
 // instead of overriding date-fns's at load: the page keeps both and picks one per render.
-writeFileSync(join(out, 'moment.js'), readFileSync(join(root, 'node_modules/moment/min/moment.min.js'), 'utf8').replace(/\r\n?/g, '\n'));
+writeFileSync(join(out, 'moment.js'), withStateHooks('moment.js', readFileSync(join(root, 'node_modules/moment/min/moment.min.js'), 'utf8').replace(/\r\n?/g, '\n')));
 const momentAdapter = readFileSync(join(root, 'node_modules/chartjs-adapter-moment/dist/chartjs-adapter-moment.js'), 'utf8').replace(/\r\n?/g, '\n');
 const handOver = 'factory(global.moment, { _adapters: { _date: { override: function (members) { global.ChartshotMomentAdapter = members; } } } })';
 const handedOver = momentAdapter.replace('factory(global.moment, global.Chart)', handOver);
 if (handedOver === momentAdapter) throw new Error('vendor: chartjs-adapter-moment changed shape (its global factory call was not found)');
-writeFileSync(join(out, 'chartjs-adapter-moment.js'), handedOver);
+writeFileSync(join(out, 'chartjs-adapter-moment.js'), withStateHooks('chartjs-adapter-moment.js', handedOver));
 // The topologies a geo config may name (renderer-page/geo4.js resolves the names): the page
 // fetches nothing, so they are part of it. The small ones only; kept as JSON text, parsed when a
 // chart names one (as object literals they tripled the harness's script time at every reload).
@@ -73,7 +118,10 @@ const topoText = Object.entries(topologies)
 writeFileSync(join(out, 'topologies.js'), `window.ChartshotTopologies={${topoText}};\n`);
 // svgcanvas ships CommonJS only: wrap it so the page gets a global `svgcanvas`.
 const svg = readFileSync(join(root, 'node_modules/svgcanvas/dist/svgcanvas.js'), 'utf8');
-writeFileSync(join(out, 'svgcanvas.js'), `(function(){var exports={};var module={exports:exports};\n${svg}\n;window.svgcanvas=module.exports&&Object.keys(module.exports).length?module.exports:exports;})();\n`);
+writeFileSync(join(out, 'svgcanvas.js'), withStateHooks('svgcanvas.js', `(function(){var exports={};var module={exports:exports};\n${svg}\n;window.svgcanvas=module.exports&&Object.keys(module.exports).length?module.exports:exports;})();\n`));
+writeFileSync(stateCacheFile, JSON.stringify(stateCache));
+// what was found, for the decision record and the tests (test/unit/module-state.test.ts)
+writeFileSync(join(out, 'module-state.json'), JSON.stringify(inventory, null, 1) + '\n');
 
 // The harness (window.chartshot): its modules, in this order, as one IIFE, so that they share
 // the references saved at load and nothing of theirs is reachable from caller code. The page

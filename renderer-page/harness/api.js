@@ -10,11 +10,12 @@ async function floor(req, n) {
   n = Math.max(1, Math.min(MAX_FLOOR_RENDERS, n | 0));
   var ok = true;
   var t0 = performance.now();
+  var c0 = checkMs;
   for (var i = 0; i < n; i++) {
     var r = await render(req);
     if (!r.ok) ok = false;
   }
-  return { msPerRender: (performance.now() - t0) / n, ok: ok };
+  return { msPerRender: (performance.now() - t0) / n, checkMsPerRender: (checkMs - c0) / n, ok: ok };
 }
 
 /**
@@ -123,7 +124,27 @@ function keptNothing() {
 // limits (src/render/page.ts load), then one plain-data request per render. Every field of the
 // requests and answers: renderer-page/protocol.d.ts.
 /** @type {Readonly<import('../protocol').ChartshotApi>} */
-var api = Object.freeze({ init: init, render: render, renderWire: renderWire, floor: floor, version: MAJOR, ready: !!(allocGuard && Chart && SvgContext && serializeSvg && QuickChart && Images && MAJOR >= 2) });
+var api = Object.freeze({ init: init, render: render, renderWire: renderWire, floor: floor, version: MAJOR, ready: !!(ModuleState && allocGuard && Chart && SvgContext && serializeSvg && QuickChart && Images && MAJOR >= 2) });
 // read-only, but configurable so that loading the harness again in the same realm still works
 Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
 globalsAtLoad = ownNames(window).length;
+// Chart.js 3 gives a controller class its element classes (from the registry and the dataset
+// defaults, the same every time) when a chart first uses it, on the class's prototype: given here
+// for every registered controller, that write never changes the page (Chart.js 4 declares them).
+if (MAJOR === 3) {
+  var controllers = Chart.registry.controllers.items;
+  Object.keys(controllers).forEach(function (type) {
+    var d = Chart.defaults.datasets[type];
+    if (!d) return;
+    try {
+      Object.assign(controllers[type].prototype, {
+        dataElementType: Chart.registry.getElement(d.dataElementType),
+        datasetElementType: d.datasetElementType && Chart.registry.getElement(d.datasetElementType),
+      });
+    } catch (e) {
+      /* a controller whose elements are not registered: Chart.js refuses its charts anyway */
+    }
+  });
+}
+// the module-level state every render starts from: the page as it has loaded
+if (ModuleState) ModuleState.seal();

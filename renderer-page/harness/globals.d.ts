@@ -13,6 +13,9 @@ interface Window {
   ChartshotIsPure: (params: string, body: string, expression: boolean) => boolean;
   ChartshotAllocGuard: any;
   ChartshotImages: any;
+  /** renderer-page/state.js: the bundles' module-level state, sealed at load, restored per render. */
+  ChartshotModuleState: { seal(): number; restore(): boolean; list(): Array<{ id: string; treat: string; get(): unknown }> } | undefined;
+  __chartshotState: unknown;
 }
 interface Uint8ArrayConstructor {
   /** Chromium 140 on; older pages fall back to atob. */

@@ -145,20 +145,10 @@ function prepare(cfg, req, ratio, images, st) {
     o.plugins = own;
   }
   var plugins = Array.isArray(cfg.plugins) ? cfg.plugins.filter(isObject) : [];
-  // Chart.js 3 and 4 keep each plugin's option scopes for the whole page, by chart type and
-  // plugin id, as the first plugin of that id gave them: a caller's plugin object (data, no code
-  // needed) would decide them for every later chart of that type, with its additionalOptionScopes
-  // (found by an outside attack: dark boxes on other accounts' and cached anonymous data labels)
-  // or without them (an {id: 'annotation'} first would drop the annotation plugin's root scope).
-  // A render with plugin objects of the caller's resets its page afterwards.
-  if (plugins.length > 0) st.impure = true;
-  // chartjs-plugin-annotation (3 and 4's pages) and chartjs-chart-treemap keep the sizes of the
-  // labels they measured for the whole page, keyed by the text and font but not the line height
-  // (and ['a','b'] as 'a,b'): the first label of a key decided the box of every later one
-  // (found by a differential fuzz: a tall dark box over another caller's target line). A render
-  // that draws either resets its page afterwards.
-  if (MAJOR >= 3 && isObject(o.plugins) && o.plugins.annotation !== undefined && o.plugins.annotation !== false) st.impure = true;
-  if (cfg.type === 'treemap' || sets.some(function (ds) { return isObject(ds) && ds.type === 'treemap'; })) st.impure = true;
+  // Chart.js 3 and 4 keep each plugin's option scopes for the whole page, by chart type and plugin
+  // id, as the first plugin of that id gave them; chartjs-plugin-annotation and treemaps keep the
+  // sizes of the labels they measured. Caches like these start empty at every render (state.js),
+  // so a caller's plugin objects and labels decide nothing for the next render.
   if (DataLabels && wantsDataLabels(cfg)) plugins.push(DataLabels);
   if (wants) {
     if (wants.annotation && V2_PLUGINS.annotation) plugins.push(V2_PLUGINS.annotation);

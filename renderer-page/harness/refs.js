@@ -16,6 +16,13 @@ try { delete window.ChartshotBudgets; } catch (e) { /* kept: begin/end still gua
 var SvgContext = window.ChartshotSvgContext;
 var serializeSvg = window.ChartshotSerializeSvg;
 var pruneSvg = SvgContext && SvgContext.prototype.__prune;
+// the bundles' module-level state (state.js): sealed when the page has loaded (api.js), put
+// back before every render (render.js); taken off the window with its registration function
+var ModuleState = window.ChartshotModuleState || null;
+try {
+  delete window.ChartshotModuleState;
+  delete window.__chartshotState;
+} catch (e) { /* configurable: always deleted */ }
 // without it every function counts as impure (a reset after each function render)
 var isPure = typeof window.ChartshotIsPure === 'function' ? window.ChartshotIsPure : function () { return false; };
 // ---- limits ------------------------------------------------------------------------------

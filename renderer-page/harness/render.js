@@ -1,5 +1,9 @@
 // @ts-check
 
+/** Time spent on the page-state checks (restore before, digest after) since load: floor() reports
+ *  its share of a render. */
+var checkMs = 0;
+
 /**
  * One render, request to answer. Never throws: whatever caller code did, the answer is built
  * with saved references on an object without a prototype.
@@ -17,6 +21,14 @@ function renderText(req, text, t0, images) {
   try {
     if (!initialised) throw new Error('the page has no limits (chartshot.init)');
     if (!isObject(req)) throw new Error('request must be an object');
+    // every bundle's module-level state as the loaded page had it, whatever the render before did
+    var t1 = now();
+    var restored = !!ModuleState && ModuleState.restore();
+    checkMs += now() - t1;
+    if (!restored) {
+      st.impure = true;
+      throw new Error('the page state could not be restored');
+    }
     Budgets.begin(req.budget);
     st.allowFunctions = req.allowFunctions === true;
     var limit = req.maxImageBytes;

@@ -381,7 +381,7 @@ export class PagePool {
   }
 
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
-  async floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
+  async floor(req: PageRequest, n: number): Promise<{ msPerRender: number; checkMsPerRender: number }> {
     const version = req.chartjs ?? DEFAULT_CHARTJS;
     const rp = (await this.acquire('', undefined, version)) as RenderPage;
     try {

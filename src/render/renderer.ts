@@ -89,7 +89,7 @@ export class Renderer {
   }
 
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
-  floor(req: PageRequest, n: number): Promise<{ msPerRender: number }> {
+  floor(req: PageRequest, n: number): Promise<{ msPerRender: number; checkMsPerRender: number }> {
     return this.pool.floor(req, n);
   }
 
