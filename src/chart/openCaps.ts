@@ -94,23 +94,67 @@ export function findCapViolation(config: Record<string, Json>): string | null {
     checkPluginData(config) ??
     walkOptions(config.options, 'options', 0) ??
     checkDatasets(config.data) ??
-    checkAnnotations(config.options) ??
+    checkAnnotations(config) ??
+    checkDataLabels(config) ??
     checkTimeScales(config) ??
     checkLogScales(config) ??
     checkLinearSteps(config)
   );
 }
 
-// --- annotations -----------------------------------------------------------------------------
+// --- plugin option routes ----------------------------------------------------------------------
 
-/** Chart.js 2's plugin reads options.annotation.annotations, 3 and 4's options.plugins.annotation.annotations. */
-function checkAnnotations(options: Json): string | null {
-  if (!isObject(options)) return null;
-  const places: Array<[string, Json]> = [['options.annotation.annotations', isObject(options.annotation) ? options.annotation.annotations : undefined]];
-  if (isObject(options.plugins) && isObject(options.plugins.annotation)) places.push(['options.plugins.annotation.annotations', options.plugins.annotation.annotations]);
-  for (const [path, list] of places) {
-    const n = dataSize(list);
-    if (n > MAX_ANNOTATIONS) return `${path} has ${n} annotations; at most ${MAX_ANNOTATIONS} on the open endpoint`;
+/**
+ * Where each bundled plugin reads its options inside `options`: Chart.js 3 and 4 resolve a
+ * plugin's options from `plugins.<id>` and then from each of its `additionalOptionScopes` ('' is
+ * the root of `options`: chartjs-plugin-annotation 1.x and 3.x declare it, so `options.annotations`
+ * draws as `options.plugins.annotation.annotations` does); Chart.js 2's annotation plugin reads
+ * `options.annotation`. test/unit/open-caps.test.ts checks these against the vendored bundles.
+ */
+export const PLUGIN_OPTION_ROUTES: Readonly<Record<string, readonly string[]>> = {
+  annotation: ['plugins.annotation', '', 'annotation'],
+  datalabels: ['plugins.datalabels'],
+};
+
+/**
+ * Every object a plugin may read its options from: its own routes, and the scopes a config's own
+ * plugin object of the same id declares (Chart.js takes an id's scopes from the first plugin of
+ * that id it meets, which for an inline plugin can be the caller's).
+ */
+function pluginOptionObjects(config: Record<string, Json>, id: string): Array<[string, Record<string, Json>]> {
+  const options = config.options;
+  if (!isObject(options)) return [];
+  const routes = new Set(PLUGIN_OPTION_ROUTES[id] ?? [`plugins.${id}`]);
+  if (Array.isArray(config.plugins)) {
+    for (const p of config.plugins) {
+      if (!isObject(p) || p.id !== id || !Array.isArray(p.additionalOptionScopes)) continue;
+      for (const scope of p.additionalOptionScopes) if (typeof scope === 'string') routes.add(scope);
+    }
+  }
+  const out: Array<[string, Record<string, Json>]> = [];
+  for (const route of routes) {
+    let at: Json = options;
+    for (const key of route === '' ? [] : route.split('.')) at = isObject(at) && Object.hasOwn(at, key) ? at[key] : undefined;
+    if (isObject(at)) out.push([route === '' ? 'options' : `options.${route}`, at]);
+  }
+  return out;
+}
+
+/** Annotations drawn through every route the annotation plugin reads. */
+function checkAnnotations(config: Record<string, Json>): string | null {
+  for (const [path, scope] of pluginOptionObjects(config, 'annotation')) {
+    const n = dataSize(scope.annotations);
+    if (n > MAX_ANNOTATIONS) return `${path}.annotations has ${n} annotations; at most ${MAX_ANNOTATIONS} on the open endpoint`;
+  }
+  return null;
+}
+
+/** Label sets per data point (each drawn for every point) through every route datalabels reads:
+ *  the chart's (here), a dataset's (checkKey: any `datalabels.labels`). */
+function checkDataLabels(config: Record<string, Json>): string | null {
+  for (const [path, scope] of pluginOptionObjects(config, 'datalabels')) {
+    const labels = scope.labels;
+    if (isObject(labels) && Object.keys(labels).length > MAX_DATALABELS_LABELS) return `${path}.labels has ${Object.keys(labels).length} labels; at most ${MAX_DATALABELS_LABELS}`;
   }
   return null;
 }

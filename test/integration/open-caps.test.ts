@@ -78,6 +78,16 @@ describe('open endpoint: any config within the caps renders or is refused 400', 
     expect(await outcome({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [1] }] }, options: { plugins: { annotation: { annotations: { p: polygon } } } } })).to.equal('refused');
   });
 
+  // Found by an outside review: the annotation plugin also reads the root of options, and the cap
+  // did not: 120 annotations through options.annotations drew (200).
+  it('annotations are counted through every route the plugin reads: 120 through options.annotations are refused, 100 draw', async () => {
+    const chart = (n: number) => ({ type: 'bar', data: { labels: ['a'], datasets: [{ data: [9] }] }, options: { annotations: Array.from({ length: n }, (_, i) => ({ type: 'line', yMin: i % 9 })) } });
+    const res = await fetch(`${s.url}/v1/open/chart?${new URLSearchParams({ c: JSON.stringify(chart(120)) })}`);
+    expect(res.status).to.equal(400);
+    expect(((await res.json()) as { detail: string }).detail).to.match(/options\.annotations has 120 annotations; at most 100/);
+    expect(await outcome(chart(100))).to.equal('image');
+  });
+
   it('legit configs still render: every golden fixture through the open endpoint', async () => {
     const dir = new URL('../../fixtures/golden/', import.meta.url);
     const names = readdirSync(dir).filter((n) => n.endsWith('.json'));

@@ -4,12 +4,14 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseOpenQuery } from '../../src/chart/open.js';
-import { findCapViolation } from '../../src/chart/openCaps.js';
+import { findCapViolation, PLUGIN_OPTION_ROUTES } from '../../src/chart/openCaps.js';
 import { AppError } from '../../src/errors.js';
 
 const bar = (options: object, ds: object = {}) => ({ type: 'bar', data: { labels: ['a', 'b', 'c'], datasets: [{ data: [1, 5, 3], ...ds }] }, options });
 const timeX = (x: object, data: unknown[]) => ({ type: 'line', data: { datasets: [{ data }] }, options: { scales: { x: { type: 'time', ...x } } } });
 const ann = (a: object) => bar({ plugins: { annotation: { annotations: { a } } } });
+const lines = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, { type: 'line', yMin: i, yMax: i }]));
+const twentyLabels = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`l${i}`, {}]));
 
 function refusal(config: unknown): { status: number; code: string; detail: string } {
   try {
@@ -23,6 +25,29 @@ function refusal(config: unknown): { status: number; code: string; detail: strin
 }
 
 describe('open endpoint cost caps (pure)', () => {
+  it("reads each plugin's options where its bundle says it does (plugin id, additionalOptionScopes)", () => {
+    const bundle = (f: string) => readFileSync(`renderer-page/vendor/${f}`, 'utf8');
+    // chartjs-plugin-annotation 3.x (Chart.js 4) and 1.x (Chart.js 3): id annotation, the root of options as an extra scope
+    for (const f of ['chartjs-plugin-annotation.js', 'v3/chartjs-plugin-annotation.js']) {
+      expect(bundle(f)).to.match(/id:"annotation"/);
+      expect(bundle(f).match(/additionalOptionScopes:\[([^\]]*)\]/g)).to.deep.equal(['additionalOptionScopes:[""]']);
+    }
+    // Chart.js 2's annotation plugin reads options.annotation; datalabels declares no extra scope
+    expect(bundle('v2/chartjs-plugin-annotation.js')).to.match(/options\.annotation/);
+    for (const f of ['chartjs-plugin-datalabels.js', 'v2/chartjs-plugin-datalabels.js']) expect(bundle(f)).to.not.match(/additionalOptionScopes/);
+    expect(PLUGIN_OPTION_ROUTES.annotation).to.deep.equal(['plugins.annotation', '', 'annotation']);
+    expect(PLUGIN_OPTION_ROUTES.datalabels).to.deep.equal(['plugins.datalabels']);
+  });
+
+  // The gate refuses a config's own plugin objects on the open endpoint; the caps count the scopes
+  // such an object declares all the same (Chart.js takes an inline plugin's scopes for its id).
+  it("counts through the scopes a config's own plugin object declares for a bundled plugin's id", () => {
+    const viaScales = { ...bar({ scales: { annotations: lines(120) } }), plugins: [{ id: 'annotation', additionalOptionScopes: ['scales'] }] };
+    expect(findCapViolation(viaScales)).to.match(/options\.scales\.annotations has 120/);
+    const viaTitle = { ...bar({ plugins: { title: { labels: twentyLabels } } }), plugins: [{ id: 'datalabels', additionalOptionScopes: ['plugins.title'] }] };
+    expect(findCapViolation(viaTitle)).to.match(/options\.plugins\.title\.labels has 20 labels; at most 10/);
+  });
+
   const attacks: Array<[string, unknown, RegExp]> = [
     ['ticks.count 1e8 (uncapped: 500 after 7-10 s)', bar({ scales: { y: { ticks: { count: 1e8 } } } }), /ticks\.count is 100000000; the open endpoint allows 0\.\.1000/],
     ['ticks.count as a string', bar({ scales: { y: { ticks: { count: '100000000' } } } }), /ticks\.count is 100000000/],
@@ -44,6 +69,9 @@ describe('open endpoint cost caps (pure)', () => {
     ['layout padding -1e8', bar({ layout: { padding: { left: -1e8 } } }), /padding\.left/],
     ['barThickness 1e8', bar({}, { barThickness: 1e8 }), /barThickness/],
     ['datalabels with 20 labels per point', bar({ plugins: { datalabels: { labels: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`l${i}`, {}])) } } }), /datalabels\.labels has 20 labels; at most 10/],
+    // the annotation plugin also reads the root of options (its additionalOptionScopes ['']): 120 drew, 200
+    ['120 annotations through options.annotations', bar({ annotations: lines(120) }), /options\.annotations has 120 annotations; at most 100/],
+    ["Chart.js 2's options.annotation.annotations", bar({ annotation: { annotations: Object.values(lines(101)) } }), /options\.annotation\.annotations has 101/],
     ['datalabels font, padding and shadow', bar({ plugins: { datalabels: { textShadowBlur: 1e6 } } }), /textShadowBlur/],
     ['decimation samples 1e9', bar({ plugins: { decimation: { samples: 1e9 } } }), /samples/],
     ['time scale: 99,999 millisecond ticks', timeX({ time: { unit: 'millisecond' } }, [{ x: 0, y: 1 }, { x: 99_999, y: 2 }]), /spans about 99999 millisecond ticks; at most 1000/],
