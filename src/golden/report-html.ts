@@ -109,13 +109,15 @@ function caseCard(r: CaseResult, i: number, files: ReportFiles): string {
   const img = (cls: string, src: string | null, alt: string) => (src ? `<img class="${cls}" src="${src}" alt="${escapeHtml(alt)} of ${escapeHtml(r.name)}">` : '');
   const views = VIEWS.map(([v, label], k) => `<button type="button" data-view="${v}" title="key ${k + 1}" aria-pressed="${v === first}"${has[v] ? '' : ' disabled'}>${label}</button>`).join('');
   const verdict = partsVerdict(r.parts);
+  // the parts verdict has a line of its own
+  const detail = describe(r);
   const links = (['golden', 'actual', 'again', 'diff'] as const)
     .filter((k) => r.images[k])
     .map((k) => `<a href="${escapeHtml(r.images[k]!.split('/').map(encodeURIComponent).join('/'))}">${k}</a>`)
     .join(' ');
   return `<section class="case ${r.status}" id="case-${i}" tabindex="-1" data-name="${escapeHtml(r.name)}" data-views data-view="${first}">
 <b class="name">${escapeHtml(r.name)}</b><span class="badge">${r.status}</span>
-<p class="detail">${escapeHtml(describe(r))}</p>
+<p class="detail">${escapeHtml(verdict && detail.endsWith(`; ${verdict}`) ? detail.slice(0, -(verdict.length + 2)) : detail)}</p>
 ${verdict ? `<p class="verdict">Parts: ${escapeHtml(verdict)}</p>` : ''}
 <div class="views">${views}<input class="range" type="range" min="0" max="100" value="50" aria-label="slider and blend position"></div>
 <div class="stage">${img('expected', expected, 'expected')}${img('actual', actual, 'actual')}${img('diff', diff, 'diff')}</div>

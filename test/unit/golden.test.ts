@@ -290,6 +290,8 @@ describe('the golden report', () => {
     expect(html).to.contain(`src="data:image/png;base64,${onePx.toString('base64')}"`);
     expect(html).to.contain('12 of 100 pixels (3 of them anti-aliased)');
     expect(html).to.contain('Parts: legend changed (12 px), chartArea identical');
+    // said once: the detail line leaves the verdict to its own line
+    expect(html.match(/legend changed \(12 px\)/g)).to.have.length(1);
     expect(html).to.contain('renderer changed: chromium 156 -&#62; 157');
     expect(html).to.contain('chromium=156.0.8078.79').and.contain('chromium=157.0.1.2');
     expect(html.indexOf('Failures (3)')).to.be.below(html.indexOf('Unstable (1)'));
