@@ -43,6 +43,28 @@ export interface RenderResult {
   format: ImageFormat;
   /** X-Chartshot-Renderer: `chartjs=<v>; chromium=<v>; fonts=<hash>`, or null from an older server. */
   renderer: string | null;
+  /** With render(req, { parts: true }): the chart's part boxes (title, subtitle, legend, chartArea,
+   *  scales by id) in output pixels; absent from a server that does not measure them. */
+  parts?: Record<string, { x: number; y: number; width: number; height: number }>;
+}
+
+/** X-Chartshot-Parts as boxes: anything but an object of {x, y, width, height} numbers is no answer. */
+function partsOf(text: string | null): RenderResult['parts'] {
+  if (!text) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const out: NonNullable<RenderResult['parts']> = {};
+  for (const [name, b] of Object.entries(v as Record<string, unknown>)) {
+    const box = b as Record<string, unknown>;
+    if (typeof b !== 'object' || b === null || !['x', 'y', 'width', 'height'].every((k) => typeof box[k] === 'number' && Number.isFinite(box[k]))) return undefined;
+    out[name] = { x: box.x as number, y: box.y as number, width: box.width as number, height: box.height as number };
+  }
+  return out;
 }
 
 export interface ShortChart {
@@ -107,12 +129,13 @@ export class Chartshot {
     this.base = opts.baseUrl.replace(/\/+$/, '');
   }
 
-  /** POST /v1/chart: the image. */
-  async render(req: ChartRequest): Promise<RenderResult> {
-    const res = await this.post('/v1/chart', req);
+  /** POST /v1/chart: the image; with `parts`, also its chart's part boxes (golden tests). */
+  async render(req: ChartRequest, opts: { parts?: boolean } = {}): Promise<RenderResult> {
+    const res = await this.post('/v1/chart', req, opts.parts ? { 'x-chartshot-parts': '1' } : {});
     const contentType = res.headers.get('content-type') ?? '';
     const format: ImageFormat = contentType.startsWith('image/svg') ? 'svg' : contentType.startsWith('application/pdf') ? 'pdf' : 'png';
-    return { body: Buffer.from(await res.arrayBuffer()), contentType, format, renderer: res.headers.get('x-chartshot-renderer') };
+    const parts = opts.parts ? partsOf(res.headers.get('x-chartshot-parts')) : undefined;
+    return { body: Buffer.from(await res.arrayBuffer()), contentType, format, renderer: res.headers.get('x-chartshot-renderer'), ...(parts ? { parts } : {}) };
   }
 
   /** POST /v1/chart/create: a permanent short URL, served without credentials. */
@@ -149,8 +172,8 @@ export class Chartshot {
     return `${this.base}/v1/chart?${raw}&sig=${createHmac('sha256', signingSecret).update(raw).digest('hex')}`;
   }
 
-  private async post(path: string, body: ChartRequest): Promise<Response> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+  private async post(path: string, body: ChartRequest, extra: Record<string, string> = {}): Promise<Response> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...extra };
     if (this.opts.apiKey) headers['x-api-key'] = this.opts.apiKey;
     let res: Response;
     try {

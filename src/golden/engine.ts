@@ -21,8 +21,6 @@ export interface Engine {
   render(body: Record<string, unknown>): Promise<Rendered>;
   /** What renders here (Chart.js 4); null until known (a server says it with its first image). */
   renderer(): string | null;
-  /** Whether renders come with part boxes (offline: yes; a server: no). */
-  readonly parts: boolean;
   close(): Promise<void>;
 }
 
@@ -54,7 +52,6 @@ export async function offlineEngine(config: Config, jobs: number): Promise<Engin
   const service = new RenderService(pool, undefined, { maxImageBytes: config.maxImageBytes });
   const read = inputReader({ in: 'body', schema: chartRequestBodySchema });
   return {
-    parts: true,
     async render(body) {
       try {
         // the body parser's own bound, so a config the server refuses fails here too
@@ -78,11 +75,11 @@ export function serverEngine(baseUrl: string, apiKey: string): Engine {
   let seen: string | null = null;
   let seenV4 = false;
   return {
-    parts: false,
     async render(body) {
       let res;
       try {
-        res = await client.render(body as unknown as ChartRequest);
+        // the server measures the parts when asked (X-Chartshot-Parts); an older one answers without
+        res = await client.render(body as unknown as ChartRequest, { parts: true });
       } catch (err) {
         if (err instanceof ChartshotError) throw new RenderRefused(err.code, err.detail ?? err.message);
         throw err;
@@ -93,7 +90,7 @@ export function serverEngine(baseUrl: string, apiKey: string): Engine {
         seen = res.renderer;
         seenV4 = v4;
       }
-      return { body: res.body, renderer: res.renderer };
+      return { body: res.body, renderer: res.renderer, ...(res.parts ? { parts: res.parts } : {}) };
     },
     renderer: () => seen,
     close: async () => {},

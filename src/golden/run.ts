@@ -78,7 +78,7 @@ export async function runCase(c: GoldenCase, ctx: CaseContext): Promise<{ result
   // parts the case names must be parts of its chart: bad usage, named with the ones it has
   const naming = (c.options.ignore?.length ?? 0) + (c.options.only?.length ?? 0) > 0;
   if (naming && c.format === 'png') {
-    if (!r.parts) return { result: { ...base(), status: 'error', usage: true, error: `${c.optionsPath}: ignore and only need the chart's part boxes, which only offline runs measure (drop --server)` }, images };
+    if (!r.parts) return { result: { ...base(), status: 'error', usage: true, error: `${c.optionsPath}: ignore and only need the chart's part boxes, which this server did not send (an older chartshot? run offline)` }, images };
     const gone = missingParts(c.options, r.parts);
     if (gone) return { result: { ...base(), status: 'error', usage: true, error: `${c.optionsPath}: no part "${gone.name}" in this chart: its parts are ${gone.have.join(', ') || '(none)'}` }, images };
   }

@@ -93,6 +93,9 @@ export interface GenerateOptions {
   /** The JSON text of the fields' chart (or c) object as the request body held it (State.bodyConfigJson):
    *  the request carries it to the digest and the page. From the body reader only, never from the fields. */
   bodyJson?: string;
+  /** Golden tests through a server (X-Chartshot-Parts: 1): the image comes with its chart's part
+   *  boxes (RenderService.renderWithParts; never shares a render with other requests). */
+  parts?: boolean;
   /** Builds the request from the caller instead of buildRenderRequest (QuickChart's vocabulary, template variants). */
   request?: (auth: AuthContext) => RenderRequest;
 }
@@ -141,15 +144,16 @@ export class ChartService {
   ) {}
 
   /** The render of a generation; a trial account's is charged to its page-time budget (failed ones too). */
-  private renderFor(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined): Promise<RenderedImage> {
-    const render = () => this.renderer.render(req, renderOwner.account(auth.account.id), undefined, signal, classOfPlan(auth.plan.name));
+  private renderFor(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined, parts = false): Promise<RenderedImage> {
+    const owner = renderOwner.account(auth.account.id);
+    const render = () => (parts ? this.renderer.renderWithParts(req, owner, signal, classOfPlan(auth.plan.name)) : this.renderer.render(req, owner, undefined, signal, classOfPlan(auth.plan.name)));
     if (!this.pageBudget || auth.account.plan !== 'trial') return render();
     return this.pageBudget.run({ account: auth.account.id }, render, (img) => (img.coalesced ? 0 : img.renderMs));
   }
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
   /** The image, with a hint when the config has no data (drawn as Chart.js draws it: axes and legend only). */
-  async renderForCaller(auth: AuthContext, fields: ChartFields, opts: Pick<GenerateOptions, 'signal' | 'decided' | 'bodyJson'> = {}): Promise<RenderedImage & { hint?: string }> {
+  async renderForCaller(auth: AuthContext, fields: ChartFields, opts: Pick<GenerateOptions, 'signal' | 'decided' | 'bodyJson' | 'parts'> = {}): Promise<RenderedImage & { hint?: string }> {
     return this.generate(
       auth,
       fields,
@@ -183,7 +187,7 @@ export class ChartService {
     let img: RenderedImage;
     let countedInKeep = false;
     try {
-      img = await this.renderFor(auth, req, opts.signal);
+      img = await this.renderFor(auth, req, opts.signal, opts.parts === true);
       if (opts.decided) await opts.decided;
       const rendered = img;
       if (early) {

@@ -23,6 +23,8 @@ export interface RenderedImage {
   digest: string;
   /** X-Chartshot-Renderer of the Chart.js version that drew it (absent when the pool cannot tell). */
   renderer?: string;
+  /** The chart's part boxes, when the render asked for them (renderWithParts). */
+  parts?: Record<string, PartBox>;
 }
 
 export const CONTENT_TYPES: Record<Format, string> = {
@@ -122,9 +124,9 @@ export class RenderService {
    * chart's part boxes (title, legend, chartArea, scales by id) as the page measured them. Never
    * shares a flight with other renders: only these ask the page for the boxes.
    */
-  async renderWithParts(given: RenderRequest, owner?: string): Promise<RenderedImage & { parts: Record<string, PartBox> }> {
+  async renderWithParts(given: RenderRequest, owner?: string, signal?: AbortSignal, caller: CallerClass = 'paid'): Promise<RenderedImage & { parts: Record<string, PartBox> }> {
     const req = withConfigJson(given);
-    const value = await this.renderNow(req, owner, new AbortController().signal, 'paid', true);
+    const value = await this.renderNow(req, owner, signal ?? new AbortController().signal, caller, true);
     const renderer = this.rendererOf(req);
     return { ...value, parts: value.parts ?? {}, coalesced: false, digest: renderDigest(req), ...(renderer !== undefined ? { renderer } : {}) };
   }

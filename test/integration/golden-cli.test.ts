@@ -103,6 +103,18 @@ describe('chartshot test: golden images', function () {
       const viaServer = await cli('test', dir, '--server', s.url, '--api-key', api_key);
       expect(viaServer.code, viaServer.out + viaServer.err).to.equal(0);
       expect(viaServer.out).to.match(/^3 configs: 3 ok/m);
+      // parts through the server: its X-Chartshot-Parts boxes mask the legend as offline ones do
+      const srv = join(root, 'srv');
+      const legend = (label: string) => ({ chart: { type: 'bar', data: { labels: ['a', 'b'], datasets: [{ label: 'one', data: [3, 5] }, { label, data: [4, 1] }] } }, width: 400, height: 200, backgroundColor: 'white' });
+      mkdirSync(srv);
+      writeFileSync(join(srv, 'legend.json'), JSON.stringify(legend('two')));
+      writeFileSync(join(srv, 'legend.golden.json'), JSON.stringify({ ignore: ['legend'] }));
+      expect((await cli('test', srv, '--update', '--server', s.url, '--api-key', api_key)).code).to.equal(0);
+      writeFileSync(join(srv, 'legend.json'), JSON.stringify(legend('second')));
+      const masked = await cli('test', srv, '--server', s.url, '--api-key', api_key);
+      expect(masked.code, masked.out + masked.err).to.equal(0);
+      expect(masked.out).to.match(/^ok {6}legend$/m);
+      rmSync(srv, { recursive: true, force: true });
       const badKey = await cli('test', dir, '--server', s.url, '--api-key', 'live_nope');
       expect(badKey.code).to.equal(1);
       expect(badKey.out).to.contain('error   bar  (unauthorized: ');

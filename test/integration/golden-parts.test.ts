@@ -1,10 +1,14 @@
 // The chart part boxes the page measures for golden tests (renderer-page/harness/parts.js):
 // from Chart.js's own layout on the Chart.js 2, 3 and 4 pages, PNG and SVG, in output pixels;
-// only when a render asks for them; never anything but numbers, whatever caller code did.
+// only when a render asks for them; never anything but numbers, whatever caller code did; through
+// a server in the X-Chartshot-Parts header when asked.
 import { expect } from 'chai';
 import { Renderer, type PageRequest } from '../../src/render/renderer.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { Chartshot } from '../../src/client/index.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { apiKey, bytes, post } from '../helpers/client.js';
 
 const chart = (extra: Record<string, unknown> = {}) => ({
   type: 'bar',
@@ -94,5 +98,31 @@ describe('chart part boxes for golden tests (Chart.js 2, 3 and 4)', function () 
     // a throwing part stops only itself: the scales after it are still measured
     expect(Object.keys(p).sort()).to.deep.equal(['x', 'y']);
     for (const b of Object.values(p)) for (const v of Object.values(b)) expect(v).to.be.a('number');
+  });
+});
+
+describe('chart part boxes through a server (X-Chartshot-Parts)', function () {
+  this.timeout(300_000);
+  let s: TestServer;
+  let key: string;
+  before(async () => {
+    s = await startTestServer({ poolSize: 1 });
+    key = (await s.account('enterprise')).api_key;
+  });
+  after(() => s.stop());
+
+  it('POST /v1/chart answers the boxes in a header when asked, the same the page measures offline; not asked, no header', async () => {
+    const body = { chart: V4, width: 600, height: 300, backgroundColor: 'white' };
+    const plain = await post(s.url, '/v1/chart', body, apiKey(key));
+    expect(plain.status).to.equal(200);
+    expect(plain.headers.get('x-chartshot-parts')).to.equal(null);
+    const asked = await post(s.url, '/v1/chart', body, { ...apiKey(key), 'x-chartshot-parts': '1' });
+    expect(asked.status).to.equal(200);
+    const parts = JSON.parse(asked.headers.get('x-chartshot-parts')!) as Record<string, unknown>;
+    expect(Object.keys(parts).sort()).to.deep.equal(['chartArea', 'legend', 'subtitle', 'title', 'x', 'y', 'y1']);
+    // the same image either way, and the typed client reads the boxes
+    expect((await bytes(asked)).equals(await bytes(plain))).to.equal(true);
+    const viaClient = await new Chartshot({ baseUrl: s.url, apiKey: key }).render(body, { parts: true });
+    expect(viaClient.parts).to.deep.equal(parts);
   });
 });

@@ -15,9 +15,14 @@ export interface ChartRouteDeps {
   fingerprint?: RendererHeader;
 }
 
+/** Golden tests through a server send `X-Chartshot-Parts: 1`: the image's chart part boxes come back in a header of that name. */
+export const PARTS_HEADER = 'X-Chartshot-Parts';
+const wantsParts = (ctx: Context) => ctx.get(PARTS_HEADER) === '1';
+
 function sendImage(ctx: Context, img: RenderedImage & { hint?: string }, renderer: string | undefined): void {
   ctx.status = 200;
   if (img.hint) ctx.set('X-Chartshot-Hint', img.hint);
+  if (img.parts) ctx.set(PARTS_HEADER, JSON.stringify(img.parts));
   ctx.type = img.contentType;
   ctx.set('Cache-Control', 'private, no-store');
   setImageHeaders(ctx, img.contentType, img.renderer ?? renderer);
@@ -26,6 +31,11 @@ function sendImage(ctx: Context, img: RenderedImage & { hint?: string }, rendere
 
 const hintHeader = {
   'X-Chartshot-Hint': { description: 'Present when the config has no datasets or no data: the image shows what Chart.js draws then (axes, grids, titles, legend).', schema: { type: 'string' } },
+  [PARTS_HEADER]: {
+    description:
+      'Present when the request sent `X-Chartshot-Parts: 1` (golden tests, docs/golden-tests.md): the chart parts as the page measured them from Chart.js\'s layout, JSON `{"chartArea": {"x", "y", "width", "height"}, "legend": ..., "x": ...}` in output pixels.',
+    schema: { type: 'string' },
+  },
 };
 const image: SuccessDoc = { description: 'The image.', headers: { ...rateLimitHeaders, ...hintHeader }, content: imageContent(true) };
 
@@ -47,7 +57,7 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
       handler: async (ctx, input, pendingRate) =>
-        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate, bodyJson: ctx.state.bodyConfigJson }), deps.fingerprint?.header()),
+        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate, bodyJson: ctx.state.bodyConfigJson, parts: wantsParts(ctx) }), deps.fingerprint?.header()),
     }),
     route({
       method: 'POST',
@@ -64,7 +74,7 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
       handler: async (ctx, input, pendingRate) =>
-        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate, bodyJson: ctx.state.bodyConfigJson }), deps.fingerprint?.header()),
+        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate, bodyJson: ctx.state.bodyConfigJson, parts: wantsParts(ctx) }), deps.fingerprint?.header()),
     }),
   ];
 }
