@@ -73,7 +73,3 @@ export class OwnRedis {
   }
 }
 
-/** Resolves once `cond` holds, polling (no assumption about speed; bounded by the test's timeout). */
-export async function until(cond: () => boolean, stepMs = 20): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, stepMs));
-}

@@ -4,8 +4,8 @@
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Holds the page for a few seconds (the title callback spins), long enough to queue behind. */
 const BLOCKER = {
@@ -25,16 +25,11 @@ describe('abandoned requests leave the queue', function () {
   });
   after(async () => s?.stop());
 
-  const until = async (what: string, ok: () => boolean) => {
-    for (let i = 0; i < 3000 && !ok(); i++) await sleep(10);
-    expect(ok(), what).to.equal(true);
-  };
-
   /** Starts a render that holds the only page for seconds; the counters as they were then. */
   const holdThePage = async (width: number) => {
     const pool = s.deps.pool;
     const blocker = post(s.url, '/v1/chart', { chart: BLOCKER, width, height: 150 }, apiKey(key));
-    await until('the blocker holds the page', () => pool.stats().borrowed === 1);
+    await waitFor('the blocker holds the page', () => pool.stats().borrowed === 1);
     return { pool, blocker, rendersBefore: pool.stats().renders!, abandonedBefore: pool.stats().admission!.abandoned };
   };
 
@@ -54,11 +49,11 @@ describe('abandoned requests leave the queue', function () {
         () => 'aborted',
       ),
     );
-    await until(`${N} requests wait for the page`, () => pool.stats().admission!.waiting === N);
+    await waitFor(`${N} requests wait for the page`, () => pool.stats().admission!.waiting === N);
     for (const c of clients) c.abort();
     expect(await Promise.all(queued)).to.deep.equal(Array(N).fill('aborted'));
     // they leave while the blocker still holds the page
-    await until('the queue is empty again', () => pool.stats().admission!.waiting === 0);
+    await waitFor('the queue is empty again', () => pool.stats().admission!.waiting === 0);
     expect(pool.stats().borrowed).to.equal(1);
     expect(pool.stats().admission!.abandoned - abandonedBefore).to.equal(N);
     expect((await blocker).status).to.equal(200);
@@ -86,10 +81,10 @@ describe('abandoned requests leave the queue', function () {
         () => 'aborted',
       ),
     );
-    await until(`${requests.length} requests wait for the page`, () => pool.stats().admission!.waiting === requests.length);
+    await waitFor(`${requests.length} requests wait for the page`, () => pool.stats().admission!.waiting === requests.length);
     for (const c of clients) c.abort();
     expect(await Promise.all(queued)).to.deep.equal(Array(requests.length).fill('aborted'));
-    await until('the queue is empty again', () => pool.stats().admission!.waiting === 0);
+    await waitFor('the queue is empty again', () => pool.stats().admission!.waiting === 0);
     expect(pool.stats().borrowed).to.equal(1);
     expect(pool.stats().admission!.abandoned - abandonedBefore).to.equal(requests.length);
     expect((await blocker).status).to.equal(200);

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey, bytes } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -123,7 +124,7 @@ describe('admission control and fairness', function () {
   it('after the flood the queue is empty and every slot is free again', async () => {
     // The last pages are still being reset after the flood's responses: wait for them (how
     // long that takes depends on the machine), then check that nothing is left held.
-    for (let i = 0; i < 1000 && (s.deps.pool.stats().borrowed > 0 || s.deps.pool.stats().admission!.waiting > 0); i++) await sleep(10);
+    await waitFor('every page back and nobody waiting', () => s.deps.pool.stats().borrowed === 0 && s.deps.pool.stats().admission!.waiting === 0, { ms: 10_000, state: () => s.deps.pool.stats() });
     const st = s.deps.pool.stats();
     expect(st.admission!.waiting).to.equal(0);
     expect(st.borrowed).to.equal(0);

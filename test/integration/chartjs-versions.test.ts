@@ -11,6 +11,7 @@ import { AppError } from '../../src/errors.js';
 import { Renderer, type PageRequest, type PoolOptions } from '../../src/render/renderer.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
+import { waitFor } from '../helpers/poll.js';
 
 const OUT = 'test/output/chartjs-versions';
 const BAR2 = { type: 'bar', data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'sales', data: [3, 5, 4] }] } };
@@ -315,8 +316,7 @@ describe('Chart.js 2 and 3 beside 4', function () {
       expect(pool.stats().versionSwitches).to.equal(1);
       await pool.render(page(4));
       expect(pool.stats().versionSwitches).to.equal(1);
-      const deadline = Date.now() + 15000;
-      while (pool.stats().versions![3] !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await waitFor('no page left on Chart.js 3', () => pool.stats().versions![3] === 0, { ms: 15_000, stepMs: 50, state: () => pool.stats().versions });
       expect(pool.stats().versions).to.deep.equal({ 2: 0, 3: 0, 4: 2 });
       expect(Buffer.from((await pool.render(page(4))).data, 'base64').length).to.be.greaterThan(100);
     });

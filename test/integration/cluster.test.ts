@@ -14,6 +14,7 @@ import pg from 'pg';
 import { freePort, testDatabase, testRedis, type TestDatabase } from '../helpers/services.js';
 import { startNginx, type LoadBalancer } from '../helpers/nginx.js';
 import { apiKey } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -196,10 +197,11 @@ describe('a cluster: two instances, PostgreSQL, Redis and nginx', function () {
       }
     };
     let settled = await rows();
-    for (let t = 0; t < 600 && !(settled.length === 3 && settled.every((r) => r.status === 'delivered')); t++) {
-      await sleep(50);
-      settled = await rows();
-    }
+    await waitFor(
+      'three webhook rows delivered',
+      async () => (settled = await rows()).length === 3 && settled.every((r) => r.status === 'delivered'),
+      { stepMs: 50, state: () => settled },
+    );
     expect(settled.map((r) => [r.status, r.attempts])).to.deep.equal([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
     expect(mine().map((r) => r.threshold).sort((x, y) => x - y)).to.deep.equal([80, 95, 100]);
     // each delivery names its outbox row: one of each, none twice

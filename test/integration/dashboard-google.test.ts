@@ -15,6 +15,7 @@ import { PageClient, freshIp } from '../helpers/dashboard.js';
 import { GoogleSignIn } from '../../src/services/dashboard/google.js';
 import { systemClock } from '../../src/clock.js';
 import { redactUrl } from '../../src/log.js';
+import { waitFor } from '../helpers/poll.js';
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -193,7 +194,7 @@ describe('Google sign-in (OpenID Connect, against a local provider)', function (
       const page = await browser.newPage();
       await page.goto(`${s.url}/login`, { waitUntil: 'load' });
       await page.click('a.google');
-      for (let i = 0; i < 100 && new URL(page.url()).pathname !== '/dashboard'; i++) await new Promise((r) => setTimeout(r, 100));
+      await waitFor('the browser on /dashboard', () => new URL(page.url()).pathname === '/dashboard', { ms: 10_000, stepMs: 100, state: () => page.url() });
       expect(new URL(page.url()).pathname).to.equal('/dashboard');
       await page.waitForSelector('main h1');
       expect(await page.$eval('main', (e) => (e as HTMLElement).innerText)).to.include(a.account_id);

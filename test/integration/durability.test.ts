@@ -32,6 +32,7 @@ import { startServer, type Running } from '../../src/main.js';
 import { post, testConfig } from '../helpers/server.js';
 import { decodePng } from '../helpers/images.js';
 import { apiKey, bytes } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 interface Counts {
   charts: number;
@@ -170,8 +171,7 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       const clients = Array.from({ length: 6 }, (_, c) => client(c));
       // Let creation run at full speed until more than 20 charts are in (however long this
       // machine takes), then 0-1.5 s more, then SIGKILL the server mid-write.
-      const deadline = Date.now() + 60_000;
-      while (received.length <= 20 && otherFailures.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('more than 20 charts created (or a failure)', () => received.length > 20 || otherFailures.length > 0, { ms: 60_000, state: () => ({ received: received.length, otherFailures }) });
       await new Promise((r) => setTimeout(r, Math.random() * 1500));
       const receivedAtKill = received.length;
       killed = true;
@@ -490,14 +490,6 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       }
     }
 
-    async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-      const end = Date.now() + ms;
-      while (!(await ok())) {
-        if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-
     /** Log lines of outbox work that failed on the full disk (a claim, a send or its record). */
     const outboxFailures = (log: string) => (log.match(/outbox tick failed|outbox delivery failed|recording an outbox delivery failed/g) ?? []).length;
 
@@ -539,9 +531,9 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
       fill();
       held!.writeHead(204).end();
       // its "delivered" write hits the full disk: logged, and the process goes on
-      await until('the failed record is logged', () => /recording an outbox delivery failed/.test(first.log()) || first.proc.exitCode !== null);
+      await waitFor('the failed record is logged', () => /recording an outbox delivery failed/.test(first.log()) || first.proc.exitCode !== null);
       // a few more polls, each failing again: counted in the log, not waited for by the clock
-      await until('two more failed records', () => outboxFailures(first.log()) >= 3 || first.proc.exitCode !== null);
+      await waitFor('two more failed records', () => outboxFailures(first.log()) >= 3 || first.proc.exitCode !== null);
       expect(first.proc.exitCode, first.log().slice(-3000)).to.equal(null);
       expect((await fetch(`${first.url}/v1/status`)).status).to.equal(200);
       expect((await fetch(`${first.url}/v1/chart/${chartId}`)).status).to.equal(200);
@@ -560,12 +552,12 @@ describe('durability: SIGKILL during writes, and a full disk', function () {
         decodePng(await bytes(read));
         expect((await fetch(`${second.url}/v1/status`)).status).to.equal(200);
         // its outbox polls meet the full disk too: two of them, and it is still up
-        await until('two outbox polls on the full disk', () => outboxFailures(second.log()) >= 2 || second.proc.exitCode !== null);
+        await waitFor('two outbox polls on the full disk', () => outboxFailures(second.log()) >= 2 || second.proc.exitCode !== null);
         expect(second.proc.exitCode, second.log().slice(-3000)).to.equal(null);
 
         // space returns: the delivery is recorded without a restart, and writes work again
         rmSync(filler(), { force: true });
-        await until('the webhook is recorded as delivered', () => outboxRow(itemId).status === 'delivered');
+        await waitFor('the webhook is recorded as delivered', () => outboxRow(itemId).status === 'delivered');
         expect(hits).to.be.at.least(1);
         const again = await post(second.url, '/v1/chart/create', tinyChart(3), apiKey(acct.api_key));
         expect(again.status).to.equal(201);

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 const DATA = { labels: ['a', 'b'], datasets: [{ label: 'x', data: [1, 2] }] };
 
@@ -85,7 +86,7 @@ describe('page state is private to one render', function () {
   };
   const idle = async () => {
     // Resets run after the response: wait until both pages are back in the pool.
-    for (let i = 0; i < 500 && s.deps.pool.stats().available < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('both pages back in the pool', () => s.deps.pool.stats().available >= 2, { ms: 5_000, stepMs: 10, state: () => s.deps.pool.stats() });
     expect(s.deps.pool.stats().available).to.equal(2);
   };
   const pages = async (): Promise<Page[]> => {

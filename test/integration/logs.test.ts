@@ -11,6 +11,7 @@ import { createLogger } from '../../src/log.js';
 import { startServer, type Running } from '../../src/main.js';
 import { BAR, testConfig } from '../helpers/server.js';
 import { apiKey, post } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 function sink(): { stream: Writable & { isTTY?: boolean }; text: () => string } {
   let text = '';
@@ -66,7 +67,7 @@ describe('LOG_FORMAT', function () {
       const status = await fetch(`${s.url}/v1/status`);
       const lineOf = (res: Response) => out.text().split('\n').filter((l) => l.endsWith(` ${res.headers.get('x-request-id')}`));
       // the last request's line is the marker that every earlier line is written (one logger, in order)
-      for (let i = 0; i < 600 && lineOf(status).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await waitFor('the last request\'s log line', () => lineOf(status).length > 0, { stepMs: 50, state: () => out.text().slice(-2000) });
       const text = out.text();
       expect(lineOf(status)).to.have.length(1);
       expect(lineOf(status)[0]).to.match(/^\d\d:\d\d:\d\d\.\d{3} GET \/v1\/status 200 [\d.]+ ms [\w-]+$/);

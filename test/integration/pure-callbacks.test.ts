@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey, bytes } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 const withTick = (fn: string) => ({ ...BAR, options: { scales: { y: { ticks: { callback: fn } } } } });
 
@@ -23,7 +24,7 @@ describe('pure callbacks skip the page reset', function () {
     return await bytes(res);
   };
   const idle = async () => {
-    for (let i = 0; i < 1000 && s.deps.pool.stats().available < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the page back in the pool', () => s.deps.pool.stats().available >= 1, { ms: 10_000, state: () => s.deps.pool.stats() });
   };
 
   it('a tick formatter renders, runs, and leaves the page as it was: no reset', async () => {

@@ -13,9 +13,10 @@ import { TrialService } from '../../src/services/trials.js';
 import { AppError } from '../../src/errors.js';
 import type { Store } from '../../src/store/types.js';
 import { FakeClock } from '../helpers/clock.js';
-import { OwnRedis, until } from '../helpers/redis.js';
+import { OwnRedis } from '../helpers/redis.js';
 import { startTestServer, BAR, type TestServer } from '../helpers/server.js';
 import { post, apiKey } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 const LIMITS = { perMinute: 1, perHour: 100, burst: 3 };
 const image = (now: number) => ({ body: Buffer.from('png bytes'), contentType: 'image/png', etag: '"e"', createdAt: now, expiresAt: now + 3_600_000 });
@@ -64,7 +65,7 @@ describe('Redis lost and found again', function () {
   describe('with Redis stopped', () => {
     before(async () => {
       await own.stop();
-      await until(() => !link.up);
+      await waitFor('the link noticed Redis is down', () => !link.up);
     });
 
     it('rate limits fall back to the store: a bucket of 3 allows 3, never unlimited', async () => {
@@ -106,7 +107,7 @@ describe('Redis lost and found again', function () {
   describe('with Redis started again', () => {
     it('limits live in Redis again', async () => {
       await own.start();
-      await until(() => link.up);
+      await waitFor('the link back up', () => link.up);
       const d = await store.rateLimits.hit('back', LIMITS, clock.now());
       expect(d.allowed).to.equal(true);
       expect(await link.redis.exists('rate:back')).to.equal(1);

@@ -8,10 +8,11 @@ import { ImageCache } from '../../src/services/imageCache.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import type { StoredImage } from '../../src/store/types.js';
 import { FakeClock } from '../helpers/clock.js';
-import { OwnRedis, testLink, until } from '../helpers/redis.js';
+import { OwnRedis, testLink } from '../helpers/redis.js';
 import { probeRenders } from '../helpers/renders.js';
 import { freezeRenderers } from '../helpers/crash.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/poll.js';
 
 const T0 = Date.UTC(2026, 3, 1, 10, 0, 0);
 const img = (bytes: number, expiresAt: number | null = T0 + 60_000, fill = 7): StoredImage => ({
@@ -228,7 +229,7 @@ describe('two servers on one Redis', function () {
       one = fetch(s1.url + path);
       await frozen.lent();
       two = fetch(s2.url + path);
-      await until(() => s2.deps.sharedFlights!.waiting() > 0); // the second server polls for the first one's render
+      await waitFor('the second server polling for the first one\'s render', () => s2.deps.sharedFlights!.waiting() > 0);
     } finally {
       frozen.thaw();
     }
@@ -281,7 +282,7 @@ describe('two servers on one database and one Redis', function () {
       await frozen.lent();
       const stale2 = await fetch(s2.url + path);
       expect(stale2.headers.get('x-cache-tier')).to.equal('stale');
-      await until(() => s2.deps.sharedFlights!.waiting() > 0); // the second server polls for the first one's re-render
+      await waitFor('the second server polling for the first one\'s re-render', () => s2.deps.sharedFlights!.waiting() > 0);
     } finally {
       frozen.thaw();
     }

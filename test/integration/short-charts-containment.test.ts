@@ -10,6 +10,7 @@ import { probeRenders, type RenderProbe } from '../helpers/renders.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { rerenderLimits } from '../../src/services/shortCharts.js';
 import { apiKey, bytes, errorOf } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 const RENDER_TIMEOUT_MS = 3000;
 const MIN = 60_000;
@@ -143,8 +144,7 @@ describe('short charts cannot be turned into bombs', function () {
     }
     expect(probe.count, 'no new attempt during the backoff').to.equal(1);
     // the page the loop held comes back (its script interrupted, the page reset): none stays held
-    const back = Date.now() + 15_000;
-    while (s.deps.pool.stats().borrowed !== 0 && Date.now() < back) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the page the loop held back in the pool', () => s.deps.pool.stats().borrowed === 0, { ms: 15_000, stepMs: 50, state: () => s.deps.pool.stats() });
     expect(s.deps.pool.stats().borrowed).to.equal(0);
 
     // Remembered in the store: a restarted server does not try again before the backoff ends.
@@ -189,14 +189,11 @@ describe('short charts cannot be turned into bombs', function () {
     }
     const paying = (await s.account('growth')).api_key;
     // the creates ran caller code: their pages are reset (still borrowed) after the answer
-    const idleBy = Date.now() + 30_000;
-    while (s.deps.pool.stats().borrowed > 0 && Date.now() < idleBy) await new Promise((r) => setTimeout(r, 20));
-    expect(s.deps.pool.stats().borrowed, 'pool idle before the loops start').to.equal(0);
+    await waitFor('the pool idle before the loops start', () => s.deps.pool.stats().borrowed === 0, { state: () => s.deps.pool.stats() });
     probe = probeRenders(s);
     const gets = ids.map((id) => get(id).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await errorOf(r) })));
     // one page is held by a loop from here on until the render timeout
-    const deadline = Date.now() + 30_000;
-    while (s.deps.pool.stats().borrowed < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor('a loop holding a page', () => s.deps.pool.stats().borrowed >= 1, { state: () => s.deps.pool.stats() });
     expect(s.deps.pool.stats().borrowed).to.equal(1);
     for (let i = 0; i < 4; i++) {
       const chart = { ...BAR, data: { ...BAR.data, datasets: [{ label: 'paid', data: [1, 2, 3, i] }] } };
@@ -214,8 +211,7 @@ describe('short charts cannot be turned into bombs', function () {
 
   it("after the key is revoked the chart's code never runs: the last good image is served; without one, 404; a chart without functions still re-renders", async () => {
     // the loop of the test before is interrupted and its page reset (held until then)
-    const idleBy = Date.now() + 30_000;
-    while (s.deps.pool.stats().borrowed > 0 && Date.now() < idleBy) await new Promise((r) => setTimeout(r, 20));
+    await waitFor('the pool idle (the loop before interrupted, its page reset)', () => s.deps.pool.stats().borrowed === 0, { state: () => s.deps.pool.stats() });
     const acct = await s.account('starter');
     const id = await createChart(acct.api_key, fnChart());
     const lost = await createChart(acct.api_key, fnChart());

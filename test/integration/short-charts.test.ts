@@ -7,6 +7,7 @@ import { chartKeyOf, generationsCounted, probeRenders, type RenderProbe } from '
 import { crashDuringRender, whileRendersHeld } from '../helpers/crash.js';
 import type { SqliteStore } from '../../src/store/sqlite/index.js';
 import { apiKey, bytes, errorOf } from '../helpers/client.js';
+import { waitFor } from '../helpers/poll.js';
 
 const DAY_MS = 86_400_000;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -305,12 +306,8 @@ describe('short charts: POST /v1/chart/create and GET /v1/chart/{id}', function 
     it('counters are written to the store in batches, about every second', async () => {
       const id = await createId({ chart: uniqueChart(), width: 100, height: 50 });
       for (let i = 0; i < 5; i++) await fetch(`${s.url}/v1/chart/${id}`);
-      const deadline = Date.now() + 5000;
       let row = await s.deps.store.chartMetrics.find(id);
-      while ((row?.hitCount ?? 0) < 5 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
-        row = await s.deps.store.chartMetrics.find(id);
-      }
+      await waitFor('five hits written', async () => ((row = await s.deps.store.chartMetrics.find(id))?.hitCount ?? 0) >= 5, { ms: 5_000, stepMs: 200, state: () => row });
       expect(row).to.include({ hitCount: 5, renderCount: 1, errorCount: 0 });
     });
   });
@@ -391,11 +388,11 @@ describe('short charts: plan cache duration, restarts and shutdown', function ()
       expect(expired.headers.get('cache-control')).to.equal('public, max-age=60');
       expect(expired.headers.get('etag')).to.equal(etag);
       let fresh = expired;
-      const deadline = Date.now() + 30_000;
-      while (fresh.headers.get('x-cache-tier') === 'stale' && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 25));
-        fresh = await fetch(`${s.url}/v1/chart/${id}`);
-      }
+      await waitFor(
+        'the re-rendered image instead of the stale one',
+        async () => fresh.headers.get('x-cache-tier') !== 'stale' || (fresh = await fetch(`${s.url}/v1/chart/${id}`)).headers.get('x-cache-tier') !== 'stale',
+        { stepMs: 25 },
+      );
       expect(fresh.headers.get('x-cache-tier')).to.equal('edge');
       expect(fresh.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
       expect(fresh.headers.get('etag')).to.equal(etag); // the same request draws the same image

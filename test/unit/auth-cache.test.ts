@@ -13,6 +13,7 @@ import { FakeClock, DAY } from '../helpers/clock.js';
 import { rejection } from '../helpers/rejection.js';
 import { eachStore } from '../helpers/stores.js';
 import { execSql, serverAndCli } from '../helpers/instances.js';
+import { waitFor } from '../helpers/poll.js';
 
 const refused = (p: Promise<unknown>): Promise<AppError> => rejection(p, AppError);
 
@@ -140,19 +141,12 @@ eachStore('authentication cache', (current, backend) => {
         [AUTH_LISTENER_NAME],
       );
       expect(killed).to.be.at.least(1);
-      const until = async (what: string, ok: () => boolean) => {
-        const deadline = Date.now() + 20_000;
-        while (!ok()) {
-          if (Date.now() > deadline) throw new Error(`${what}: not within 20 s`);
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      };
       // lost: no two reads agree, so nothing is cached on a signal that may miss changes
-      await until('the loss is noticed', () => store.authVersion!() !== store.authVersion!());
+      await waitFor('the loss is noticed', () => store.authVersion!() !== store.authVersion!(), { ms: 20_000, stepMs: 10 });
       const svc = new AccountService(store, master, clock);
       const a = await svc.createAccount('starter', null);
       // back: steady again, and different from every value read before or during the loss
-      await until('listening again', () => store.authVersion!() === store.authVersion!());
+      await waitFor('listening again', () => store.authVersion!() === store.authVersion!(), { ms: 20_000, stepMs: 10 });
       const after = store.authVersion!();
       expect(after).to.be.greaterThan(before);
       await settled();

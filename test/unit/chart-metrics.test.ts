@@ -8,6 +8,7 @@ import { etagMatches } from '../../src/http/imageHeaders.js';
 import { PLANS } from '../../src/rules/plans.js';
 import type { ChartMetricsRow, ChartMetricsStore, Store } from '../../src/store/types.js';
 import { eachStore } from '../helpers/stores.js';
+import { waitFor } from '../helpers/poll.js';
 
 const REQ = renderRequest({ watermark: 'chartshot TEST' });
 
@@ -73,8 +74,7 @@ eachStore('chart metrics', (current) => {
     const fast = new ChartMetricsRecorder(store.chartMetrics, undefined, 20);
     fast.hit('c1', T);
     // no flush is called: only the 20 ms timer can write it (waited for, not timed)
-    const deadline = Date.now() + 10_000;
-    while ((await store.chartMetrics.find('c1')) === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor('the timer\'s flush', async () => (await store.chartMetrics.find('c1')) !== null, { ms: 10_000 });
     expect(await store.chartMetrics.find('c1')).to.include({ hitCount: 1 });
     await fast.close();
   });
