@@ -1,25 +1,10 @@
 // A small typed client of a chartshot server: render, short URLs and signed URLs, with the API's
 // error codes as typed errors. Uses the global fetch; no dependency beyond Node itself.
 import { createHmac } from 'node:crypto';
+import { ERROR_CODES, type ErrorCode } from '../errorCodes.js';
 
-/** The error codes a chartshot server answers with ({error, detail}). */
-export type ChartshotErrorCode =
-  | 'invalid_input'
-  | 'chart_required'
-  | 'invalid_dimensions'
-  | 'unauthorized'
-  | 'invalid_session'
-  | 'forbidden'
-  | 'not_found'
-  | 'rate_limit_exceeded'
-  | 'trial_limit_reached'
-  | 'internal_error'
-  | 'render_failed'
-  | 'url_too_long'
-  | 'config_too_large'
-  | 'invalid_config'
-  | 'rate_limited'
-  | 'service_unavailable';
+/** The error codes a chartshot server answers with ({error, detail}): the server's own table. */
+export type ChartshotErrorCode = ErrorCode;
 
 export type ImageFormat = 'png' | 'svg' | 'pdf';
 
@@ -99,11 +84,7 @@ export class ChartshotError extends Error {
   }
 }
 
-const CODES: ReadonlySet<string> = new Set<ChartshotErrorCode>([
-  'invalid_input', 'chart_required', 'invalid_dimensions', 'unauthorized', 'invalid_session', 'forbidden', 'not_found',
-  'rate_limit_exceeded', 'trial_limit_reached', 'internal_error', 'render_failed', 'url_too_long', 'config_too_large',
-  'invalid_config', 'rate_limited', 'service_unavailable',
-]);
+const CODES: ReadonlySet<string> = new Set<ChartshotErrorCode>(ERROR_CODES);
 
 const MAX_SIGNED_LIFETIME_S = 366 * 86400;
 

@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
 import { describeStorageFailure, StorageError } from '../store/errors.js';
 import type { ErrorFormat } from './route.js';
+import { ERROR_STATUS } from '../errorCodes.js';
 
 /** Writes one refusal as the answer, in one format. */
 export type ErrorWriter = (ctx: Context, e: AppError) => Promise<void> | void;
@@ -74,7 +75,7 @@ export function toAppError(err: unknown): AppError {
   const e = err as { status?: number; expose?: boolean; message?: string };
   // Koa's own client errors (e.g. malformed URL) carry status < 500 and expose = true.
   if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
-    return new AppError(400, 'invalid_input', e.message);
+    return new AppError(ERROR_STATUS.invalid_input, 'invalid_input', e.message);
   }
-  return new AppError(500, 'internal_error', 'internal error');
+  return new AppError(ERROR_STATUS.internal_error, 'internal_error', 'internal error');
 }

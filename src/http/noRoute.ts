@@ -3,9 +3,10 @@
 // route knows, a client's mistake all the same).
 import type { Context } from 'koa';
 import { AppError } from '../errors.js';
+import { ERROR_STATUS } from '../errorCodes.js';
 
 /** What a request no route takes is answered with (also a page route's fallback). */
-export const noRouteError = (ctx: Pick<Context, 'method' | 'path'>): AppError => new AppError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+export const noRouteError = (ctx: Pick<Context, 'method' | 'path'>): AppError => new AppError(ERROR_STATUS.not_found, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
 
 /** After the router (envelope.ts): its non-answer, thrown for the error mapper; nothing when a route answered. */
 export function throwIfUnrouted(ctx: Context): void {

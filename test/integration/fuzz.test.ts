@@ -14,30 +14,14 @@ import fc from 'fast-check';
 import { Agent, request as httpRequest } from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey } from '../helpers/client.js';
+import { ERROR_STATUS } from '../../src/errorCodes.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 7_0307);
 const RUNS_OVERRIDE = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : null;
 const REQUEST_BOUND_MS = 15_000;
 
 /** The documented error codes (and 503 for overload): the only codes an error body may carry, at these statuses. */
-const STATUS_OF: Record<string, number> = {
-  invalid_input: 400,
-  chart_required: 400,
-  invalid_dimensions: 400,
-  unauthorized: 401,
-  invalid_session: 401,
-  forbidden: 403,
-  not_found: 404,
-  rate_limit_exceeded: 429,
-  trial_limit_reached: 429,
-  internal_error: 500,
-  render_failed: 500,
-  url_too_long: 400,
-  config_too_large: 400,
-  invalid_config: 400,
-  rate_limited: 429,
-  service_unavailable: 503,
-};
+const STATUS_OF: Readonly<Record<string, number>> = ERROR_STATUS;
 
 interface Req {
   method: string;

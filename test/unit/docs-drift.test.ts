@@ -1,7 +1,8 @@
 // Documentation that cannot drift from the code: every relative link of the README and docs/
 // resolves (file and #anchor), every environment variable the server reads is in
 // docs/configuration.md and every one listed there is read, and every route of the route table
-// is a row of docs/api.md's endpoint table (and every row a route). The quick start's commands
+// is a row of docs/api.md's endpoint table (and every row a route), and its error table is
+// src/errorCodes.ts's. The quick start's commands
 // are run against a server in test/integration/quickstart.test.ts.
 import { expect } from 'chai';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { anchors, links, markdownFiles, section, withoutFences } from '../helper
 import { testConfig } from '../helpers/server.js';
 import { routeTable } from '../../src/app.js';
 import { isAsset } from '../../src/http/route.js';
+import { ERROR_STATUS } from '../../src/errorCodes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -129,6 +131,19 @@ describe('docs that cannot drift', () => {
     it('every row of that table is a route', () => {
       const table = routes();
       expect(documented().filter((r) => !table.includes(r)), 'rows of docs/api.md "Endpoints" that no route serves').to.deep.equal([]);
+    });
+
+    it('the API guide\'s error table is src/errorCodes.ts: every code with its status, and no other', () => {
+      const table = section(read('docs/api.md'), 'Error codes');
+      expect(table, 'docs/api.md has an "Error codes" section').to.be.a('string');
+      const rows = Object.fromEntries(
+        table!
+          .split('\n')
+          .map((row) => /^\| `([a-z_]+)` \| (\d{3}) \|/.exec(row))
+          .filter((m): m is RegExpExecArray => m !== null)
+          .map((m) => [m[1]!, Number(m[2])]),
+      );
+      expect(rows).to.deep.equal({ ...ERROR_STATUS });
     });
   });
 });

@@ -1,5 +1,6 @@
 // JSON Schemas of the JSON response bodies that no other schema file defines; the OpenAPI document
 // is built from them, and its test validates real responses with them.
+import { ERROR_CODES } from '../../errorCodes.js';
 const isoTimestamp = { type: 'string', format: 'date-time' } as const;
 
 export const errorObjectSchema = {
@@ -10,11 +11,7 @@ export const errorObjectSchema = {
   properties: {
     error: {
       type: 'string',
-      enum: [
-        'invalid_input', 'chart_required', 'invalid_dimensions', 'unauthorized', 'invalid_session', 'forbidden', 'not_found',
-        'rate_limit_exceeded', 'trial_limit_reached', 'internal_error', 'render_failed', 'url_too_long', 'config_too_large',
-        'invalid_config', 'rate_limited', 'service_unavailable',
-      ],
+      enum: ERROR_CODES,
       description: 'Error code.',
     },
     detail: { type: 'string', description: 'Human-readable explanation, naming the field at fault.' },
