@@ -34,7 +34,7 @@ const PORT = Number(process.env.BENCH_PORT ?? 18090);
 interface Workload { name: string; bodies: Body[]; concurrency: number; warm: number; total: number }
 const WORKLOADS: Workload[] = [
   // warm-ups long enough for V8 to have optimised the server's and the pages' code (Node's CPU
-  // per render falls by half over the first ~1,000 renders: bench/perf-node-chain-2026-11-26.md)
+  // per render falls by half over the first ~1,000 renders)
   { name: 'corpus, 4 in flight', bodies: generateCorpus().map((e) => e.body), concurrency: 4, warm: Number(process.env.AB_WARM ?? 480), total: 240 },
   { name: '100x100 bar, 1 in flight', bodies: [barBody('bar', 100, 100)], concurrency: 1, warm: 500, total: 200 },
   { name: '100,000-point line, 1 in flight', bodies: [xyLine(100000)], concurrency: 1, warm: 2, total: 8 },

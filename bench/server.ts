@@ -12,7 +12,7 @@ export function cli(dataDir: string, args: string[], env: Record<string, string>
   return execFileSync('node', ['dist/cli.js', ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8' });
 }
 
-/** 'K=v K2=v2' (AB_ENV_A / AB_ENV_B of ab.ts and tier-up.ts) as environment variables. */
+/** 'K=v K2=v2' (AB_ENV_A / AB_ENV_B of ab.ts) as environment variables. */
 export function envSpec(spec: string | undefined): Record<string, string> {
   return Object.fromEntries((spec ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
@@ -27,7 +27,7 @@ export function benchAccount(dataDir: string, env: Record<string, string> = {}):
 /**
  * `node --no-memory-reducer [nodeArgs] dist/cli.js serve` (as npm start runs it) on 127.0.0.1:port with POOL_SIZE = the cores, once it
  * answers. `env` adds to (and overrides) the server's environment; `entry` replaces `dist/cli.js serve`
- * (a wrapper of the real server, e.g. bench/latency-serve.mjs).
+ * (a wrapper of the real server).
  */
 export async function startServer(dataDir: string, port: number, env: Record<string, string> = {}, nodeArgs: string[] = [], entry: string[] = ['dist/cli.js', 'serve']): Promise<ChildProcess> {
   const BASE = `http://127.0.0.1:${port}`;
@@ -36,7 +36,7 @@ export async function startServer(dataDir: string, port: number, env: Record<str
   const taken = await request(probe, BASE, 'GET', '/v1/status').then(() => true, () => false);
   probe.destroy();
   if (taken) throw new Error(`something already listens on ${BASE}: stop it or set BENCH_PORT`);
-  // BENCH_NODE_MEMORY_REDUCER=1: without the flag npm start adds (for bench/idle-gap.ts)
+  // BENCH_NODE_MEMORY_REDUCER=1: without the flag npm start adds (to measure what the flag saves)
   const flags = process.env.BENCH_NODE_MEMORY_REDUCER === '1' ? [] : ['--no-memory-reducer'];
   const child = spawn('node', [...flags, ...nodeArgs, ...entry], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(cpus().length), PUBLIC_BASE_URL: BASE, ...env },
@@ -69,7 +69,7 @@ export async function stopServer(child: ChildProcess): Promise<void> {
 /**
  * A fresh server of the checkout in `dir` (its own dist/cli.js, run from there) on its own data
  * folder with a bench key, for `use`; stopped and its folder removed afterwards, whatever `use`
- * did. For comparing two checkouts (ab.ts, tier-up.ts).
+ * did. For comparing two checkouts (ab.ts).
  */
 export async function withCheckoutServer<T>(
   dir: string,

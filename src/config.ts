@@ -203,7 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // A recycled page is cold: its first few hundred renders cost the corpus 2-3 ms more each and
     // the recycle itself a burst of browser work. At 2,000 that was 9% of the CPU per render at 4
     // in flight; a page 20,000 renders old holds no more memory than one 1,000 old
-    // (bench/page-life.ts, bench/page-recycling-2026-11-27.md).
+    // (docs/performance.md).
     pageMaxRenders: int(env, 'PAGE_MAX_RENDERS', 20_000, 1, 1000000),
     memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 0, 65536) * 1024 * 1024,
     openCacheMaxBytes: int(env, 'OPEN_CACHE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,

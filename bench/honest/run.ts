@@ -174,10 +174,10 @@ async function main() {
   try {
     // Warm both sides over the whole corpus (JIT, fonts, one canvas per size in the peer), 50
     // times (2,400 renders each): both get faster over their first 1,500-2,000 renders at 4 in
-    // flight (V8 keeps optimising as the configs vary; bench/warm-curve.ts): chartshot from ~17
+    // flight (V8 keeps optimising as the configs vary; docs/performance.md): chartshot from ~17
     // to ~13.5 ms of CPU per render (its Node server from 2.75 to 1.7-2.0, its renderers from
     // 12.3 to ~10), the peer from 29.5 to ~26 ms (64 to ~73/s). 1,152 renders, as before, left
-    // chartshot mid-way (bench/page-recycling-2026-11-27.md). Steady state is what a long-running
+    // chartshot mid-way. Steady state is what a long-running
     // service and peer see; what it leaves out is chartshot's page recycling (PAGE_MAX_RENDERS,
     // 20,000 a page): a recycled page pays its warm-up again, about 0.2 ms per render amortised.
     await cs(bodies, 4).go(bodies.length * n(50, 1));
@@ -188,7 +188,7 @@ async function main() {
     results.corpusC4 = await sideBySide('corpus', bodies, 4, bodies.length * n(2, 1), CORPUS_ROUNDS);
     // The same renders by chartshot in one run, no peer rounds between (information, in the
     // layers table): on this VM, rounds right after the peer's cost chartshot up to a fifth more
-    // CPU per render, in every process, Node most (bench/alternation-2026-11-27.md)
+    // CPU per render, in every process, Node most (docs/performance.md)
     results.corpusC4Alone = await alone(bodies, 4, bodies.length * n(2, 1) * CORPUS_ROUNDS);
 
     const small: Record<string, unknown> = {};
@@ -200,7 +200,7 @@ async function main() {
     }
     results.small = small;
 
-    // The same charts after both sides drew thousands of them (bench/small-warm-2026-11-27.md:
+    // The same charts after both sides drew thousands of them (docs/performance.md:
     // chartshot's p50 keeps falling for ~4,000 renders of one chart after the corpus, the peer's
     // for ~200): a service that draws mostly one kind of small chart, each side at its best.
     // Information beside the rows above, which keep the targets.

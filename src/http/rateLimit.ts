@@ -41,7 +41,7 @@ export function rateLimit(deps: { usage: Pick<UsageService, 'gate'> & Partial<Pi
       // decided once the loop's turn is over (setImmediate): by then the route has sent its
       // render to the page. With SQLite the limit's write and the count behind it are
       // synchronous and went before the render's CDP call; they now overlap its drawing
-      // (bench/alternation-2026-11-27.md, "Small charts")
+      // (docs/performance.md, small charts)
       const decided = new Promise<void>((resolve) => setImmediate(resolve)).then(() => deps.usage.gate(auth, setHeaders, generation));
       decided.catch(() => {});
       try {

@@ -60,11 +60,11 @@ function launchArgs(opts: BrowserOptions, mode: SandboxMode): string[] {
     // maps: the page compiles 70-90 functions again. V8's limits for a heap this small ran one
     // every ~80 renders of the honest corpus (the images' base64 strings fill the old
     // generation): 1.2 ms of compiling a render. At 64 MB, one every ~600 renders, 0.5 ms; the
-    // cost is up to 64 MB of garbage a renderer holds before it (bench/perf-gc-2026-11-27.md).
+    // cost is up to 64 MB of garbage a renderer holds before it (docs/performance.md).
     // --no-memory-reducer: a page idle for some seconds got V8's memory-reducing full collections,
     // which threw away the optimised code of Chart.js ("embedded weak objects cleared"): the next
     // renders compiled ~1 function each again (0.22 without the idle) and cost the renderers 3-4 ms
-    // more apiece (bench/gc-churn.ts with GC_CHURN_IDLE_MS=35000; bench/idle-2026-11-27.md). A
+    // more apiece after a 35 s pause (docs/performance.md). A
     // page's heap stays at what its renders left, within the same limits as while it is busy.
     `--js-flags=--max-old-space-size=${opts.rendererHeapMb ?? 512} --initial-old-space-size=${INITIAL_OLD_SPACE_MB} --no-memory-reducer`,
   ];

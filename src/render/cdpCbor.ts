@@ -4,7 +4,7 @@
 // strings are UTF-8 text or, from Chromium, UTF-16LE byte strings; a protocol `binary` value is a
 // byte string tagged 22 (JSON shows it as base64); integers fit 32 bits, other numbers are
 // doubles. Over this pipe the browser process passes messages on as they are, instead of
-// translating each between JSON and CBOR (bench/page-recycling-2026-11-27.md: a call carrying
+// translating each between JSON and CBOR (docs/performance.md: a call carrying
 // 60,000 characters each way cost the browser process 1.27 ms as JSON, 0.39 ms as CBOR).
 
 /** Thrown for bytes that are not a message this decoder knows: the pipe is then unusable. */

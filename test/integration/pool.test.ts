@@ -40,7 +40,7 @@ describe('the page pool', function () {
     const render = (chart: unknown, extra: Record<string, unknown> = {}) =>
       post(s.url, '/v1/chart', { chart, width: 300, height: 150, ...extra }, apiKey(key));
 
-    it('Chromium speaks CDP in CBOR and its renderers keep their optimised code through idle spells (decision 32, bench/idle-2026-11-27.md)', async () => {
+    it('Chromium speaks CDP in CBOR and its renderers keep their optimised code through idle spells (decision 32, docs/performance.md)', async () => {
       const pid = s.deps.pool.currentLaunch()!.pid!;
       const browserArgs = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       expect(browserArgs).to.include('--remote-debugging-pipe=cbor');
