@@ -2,8 +2,8 @@
 // resolves (file and #anchor), every environment variable the server reads is in
 // docs/configuration.md and every one listed there is read, and every route of the route table
 // is a row of docs/api.md's endpoint table (and every row a route), and its error table is
-// src/errorCodes.ts's. The quick start's commands
-// are run against a server in test/integration/quickstart.test.ts.
+// src/errorCodes.ts's, and the user docs carry no work history (dated runs, sessions). The quick
+// start's commands are run against a server in test/integration/quickstart.test.ts.
 import { expect } from 'chai';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -47,6 +47,19 @@ describe('docs that cannot drift', () => {
         }
       }
       expect(broken, 'broken links').to.deep.equal([]);
+    });
+  });
+
+  describe('user documentation says what holds, not how it came to be', () => {
+    it('the README, the manual (decision records aside) and bench/README name no dated run, session or worker', () => {
+      const story = /\bsession \d+\b|\b20\d\d-\d\d-\d\d\b|\bthe lead\b|\bhelpers? (?:running|ran)\b|\bissue \d+\b/i;
+      const found = DOCS.filter((f) => f === 'README.md' || f === 'bench/README.md' || /^docs\/[^/]+\.md$/.test(f)).flatMap((f) =>
+        read(f)
+          .split('\n')
+          .map((line, i) => (story.test(line) ? `${f}:${i + 1}: ${line.trim().slice(0, 120)}` : null))
+          .filter((x): x is string => x !== null),
+      );
+      expect(found, 'work history in user docs (keep results, with what was measured)').to.deep.equal([]);
     });
   });
 
