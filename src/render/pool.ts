@@ -11,6 +11,7 @@ import { RenderError, RideRefused, sleep, toWire, type PageRequest, type PageRes
 import type { Logger } from '../log.js';
 import { tracer, type SpanAttributes } from '../tracing.js';
 import { afterMs, settle, untilSettled, withDeadline } from '../settle.js';
+import { ResetTally, answerResetReason, errorResetReason, type ResetReason } from './resetReasons.js';
 
 export interface LeaseOptions {
   size: number;
@@ -52,8 +53,9 @@ interface Ride {
 interface Chain {
   /** Renders sent (or rides handed out) and not ended yet. */
   count: number;
-  /** Some render of the chain needs the page reset before anyone else may use it. */
-  reset: boolean;
+  /** Why the page must be reset before anyone else may use it (the first render of the chain
+   *  that needs it names it); null: no reset. */
+  reset: ResetReason | null;
   /** performance.now() at lease. */
   readonly leased: number;
   /** A ride handed out behind the last render and not sent yet. */
@@ -94,6 +96,8 @@ export class PagePool {
   private pool!: Pool<RenderPage>;
   private closing = false;
   readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0, rides: 0, rideRetries: 0, resetCollections: 0 };
+  /** Pages reset or replaced after a lease, by why (resetReasons.ts); version switches are the affinity's. */
+  readonly resets = new ResetTally();
   /** The leased pages' chains of renders (rides included). */
   private readonly chains = new Map<RenderPage, Chain>();
   /**
@@ -189,7 +193,7 @@ export class PagePool {
     }
     if (signal?.aborted) {
       // gone while generic-pool found the page: nothing ran on it, so no reset
-      void this.giveBack(rp, false, undefined);
+      void this.giveBack(rp, null, undefined);
       throw new RenderError('busy', 'the client went away');
     }
     return rp;
@@ -215,7 +219,7 @@ export class PagePool {
       }
       this.log.warn({ err }, 'switching a page back to the default Chart.js version failed');
     }
-    if (rp) void this.giveBack(rp, false, undefined);
+    if (rp) void this.giveBack(rp, null, undefined);
   }
 
   /**
@@ -236,18 +240,21 @@ export class PagePool {
     if ('behind' in got) return this.ride(got, req, wire, owner, signal);
     const rp = got;
     const leased = performance.now();
-    const chain: Chain = { count: 1, reset: false, leased, riding: false, open: null, openedAt: 0, lastEnd: leased };
+    const chain: Chain = { count: 1, reset: null, leased, riding: false, open: null, openedAt: 0, lastEnd: leased };
     this.chains.set(rp, chain);
-    let reset = true;
+    let reset: ResetReason | null = 'failed';
     try {
       if (rp.version !== version) await this.versions.switchVersion(rp, version);
       const oomBefore = this.memory.oomKills();
       const res = await this.draw(rp, chain, req, wire).catch((err: unknown) => {
         throw this.memory.oomKills() > oomBefore ? this.memory.overMemory() : err;
       });
-      // no caller code ran, or all of it was proven pure and left nothing behind
-      reset = res.needsReset !== false;
+      // null: no caller code ran, or all of it was proven pure and left nothing behind
+      reset = res.needsReset !== false ? answerResetReason(res) : null;
       return res;
+    } catch (err) {
+      reset = errorResetReason(err);
+      throw err;
     } finally {
       // a refused config may have left half-built state behind: reset before reuse
       this.ended(rp, chain, reset);
@@ -334,7 +341,7 @@ export class PagePool {
     const chain = this.chains.get(rp)!;
     chain.riding = false;
     if (this.closing || signal?.aborted || rp.dead || rp.wasInterrupted) {
-      this.ended(rp, chain, false);
+      this.ended(rp, chain, null);
       if (this.closing) throw new RenderError('busy', 'shutting down');
       if (signal?.aborted) throw new RenderError('busy', 'the client went away');
       this.counters.rideRetries++;
@@ -345,8 +352,8 @@ export class PagePool {
     const sent = this.draw(rp, chain, req, wire, ride.behind);
     // the page's chain ends when the page is done with the ride, whatever its caller was told
     void sent.then(
-      (res) => this.ended(rp, chain, res.needsReset !== false),
-      () => this.ended(rp, chain, true),
+      (res) => this.ended(rp, chain, res.needsReset !== false ? answerResetReason(res) : null),
+      (err: unknown) => this.ended(rp, chain, errorResetReason(err)),
     );
     // once the render ahead is over the ride is the page's own render, with its own deadline
     const tooLong = afterMs(this.opts.acquireTimeoutMs, () => new RenderError('busy', 'no renderer free in time', this.gate.stats().avgHoldMs));
@@ -367,9 +374,10 @@ export class PagePool {
   }
 
   /** One render of a page's chain ended: the page goes back when it was the last. */
-  private ended(rp: RenderPage, chain: Chain, reset: boolean): void {
+  private ended(rp: RenderPage, chain: Chain, reset: ResetReason | null): void {
     const now = performance.now();
-    if (reset) chain.reset = true;
+    // the first render that needs a reset names it (a ride refused behind it is its consequence)
+    chain.reset ??= reset;
     if (--chain.count > 0) {
       // a ride's own hold time, from when the render ahead of it ended
       this.gate.sample(now - chain.lastEnd);
@@ -389,27 +397,32 @@ export class PagePool {
       return await rp.floor(req, n);
     } finally {
       // n renders in one lease: not a sample of the usual hold time
-      void this.giveBack(rp, false, undefined);
+      void this.giveBack(rp, null, undefined);
     }
   }
 
   /** Returns (or replaces) a page, then frees its gate slot: exactly once per lease. `leased`
    *  (performance.now() at lease) feeds the gate's average hold time; undefined = no sample. */
-  private async giveBack(rp: RenderPage, reset: boolean, leased: number | undefined): Promise<void> {
+  private async giveBack(rp: RenderPage, needed: ResetReason | null, leased: number | undefined): Promise<void> {
     try {
       // a render past its deadline was interrupted: reset once its script stopped, else replaced
       const interruption = rp.takeInterruption();
       const interrupted = interruption !== null;
+      let reset = needed;
       if (interrupted) {
         this.counters.renderInterrupts++;
+        reset = 'interrupted';
         if (!(await interruption)) rp.markDead('the interrupted script did not stop');
       }
       if (rp.dead || rp.renders >= rp.maxRenders) {
+        // replaced: why it died, or its age
+        this.resets.note(rp.dead ? (reset === 'memory' || reset === 'interrupted' ? reset : 'crash') : 'recycled');
         await this.pool.destroy(rp);
         return;
       }
       if (reset) {
         this.counters.pageResets++;
+        this.resets.note(reset);
         try {
           // an interrupted script may have left timers that keep the page too busy to navigate:
           // a short wait, then a new page (a reset takes tens of ms on a page that can navigate)

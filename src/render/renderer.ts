@@ -108,6 +108,7 @@ export class Renderer {
       browser: { restarts: this.supervisor.restarts, connected: this.supervisor.connected, containment: this.supervisor.containment() },
       versions: this.pool.versions.counts(),
       versionSwitches: this.pool.versions.switches,
+      resetsByReason: this.pool.resets.snapshot({ version_switch: this.pool.versions.switches }),
       prints: this.printer.stats(),
       renderMemoryMb: this.opts.renderMemoryMb,
       fingerprint: this.print?.header(),

@@ -4,6 +4,7 @@ import type { AdmissionStats } from './admission.js';
 import type { SandboxMode } from './browser.js';
 import type { MemoryWallStatus } from './cgroup.js';
 import type { ChartjsVersion } from './harness.js';
+import type { ResetReason } from './resetReasons.js';
 
 /** The in-page allocation budget when none is set: alloc-guard.js's own default. */
 export const DEFAULT_RENDER_MEMORY_MB = 256;
@@ -24,6 +25,8 @@ export interface PoolStats {
   renders?: number;
   /** Pages reloaded after a render whose functions were not all proven pure. */
   pageResets?: number;
+  /** Pages reloaded or replaced, by why (resetReasons.ts): every reason, zero until it happens. */
+  resetsByReason?: Record<ResetReason, number>;
   /** Resets after which the renderer's heap held so much of the documents before (a caller's
    *  allocations) that it was collected at once (page.ts RESET_COLLECT_BYTES). */
   resetCollections?: number;
@@ -68,6 +71,7 @@ export interface StatsParts {
   browser: { restarts: number; connected: boolean; containment?: { sandbox: SandboxMode; uid: number; memoryWall: MemoryWallStatus } };
   versions: Record<ChartjsVersion, number>;
   versionSwitches: number;
+  resetsByReason: Record<ResetReason, number>;
   prints: { running: number; waiting: number; printed: number };
   renderMemoryMb?: number;
   /** The X-Chartshot-Renderer value, once known. */
@@ -89,6 +93,7 @@ export function poolStats(p: StatsParts): PoolStats {
     pagesCrashed: p.pages.pagesCrashed,
     renders: p.counters.renders,
     pageResets: p.counters.pageResets,
+    resetsByReason: p.resetsByReason,
     resetCollections: p.counters.resetCollections,
     versionSwitches: p.versionSwitches,
     renderInterrupts: p.counters.renderInterrupts,

@@ -92,6 +92,21 @@ export class Metrics implements RenderObserver, CacheObserver {
     follow('chartshot_pages_destroyed_total', 'Pages destroyed (recycled, failed or timed out).', (s) => s.pagesDestroyed);
     follow('chartshot_rides_total', 'Renders sent to a page behind the one it was drawing (decision 33).', (s) => s.rides ?? 0);
     follow('chartshot_reset_collections_total', 'Page resets after which the renderer\'s heap was collected at once: the documents before left more than 64 MB in it.', (s) => s.resetCollections ?? 0);
+    // every reason is a series from the first scrape (0 until it happens)
+    const resetsSeen = new Map<string, number>();
+    new Counter({
+      name: 'chartshot_page_resets_total',
+      help: 'Pages reloaded or replaced, by reason: caller_code, page_state, failed, interrupted, memory, crash, recycled, version_switch.',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        for (const [reason, now] of Object.entries(stats().resetsByReason ?? {})) {
+          const seen = resetsSeen.get(reason);
+          if (seen === undefined || now > seen) this.inc({ reason }, now - (seen ?? 0));
+          resetsSeen.set(reason, Math.max(seen ?? 0, now));
+        }
+      },
+    });
     follow('chartshot_ride_retries_total', 'Rides sent again on a clean page: the page refused them, or the render ahead was interrupted or crashed.', (s) => s.rideRetries ?? 0);
     this.resetSnapshot = () => {
       snapshot = null;

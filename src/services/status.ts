@@ -15,6 +15,8 @@ export interface StatusReport {
   renderer?: RendererInfo & { warning?: string };
   /** Chromium's cgroup and the in-page allocation budget; cgroup "none" says why in reason. */
   memoryWall?: NonNullable<PoolStats['memoryWall']>;
+  /** Pages reloaded or replaced since start, by reason (resetReasons.ts). */
+  pageResets?: NonNullable<PoolStats['resetsByReason']>;
   timestamp: string;
 }
 
@@ -72,6 +74,7 @@ export class StatusService {
       oauth: { google: this.opts.googleOAuth },
       ...this.renderer(),
       ...this.memoryWall(),
+      ...this.pageResets(),
       timestamp: new Date(this.clock.now()).toISOString(),
     };
     const reason = health.ok ? kvLatency.reason : health.reason;
@@ -90,6 +93,11 @@ export class StatusService {
   private memoryWall(): Pick<StatusReport, 'memoryWall'> {
     const w = this.pool.stats().memoryWall;
     return w ? { memoryWall: { ...w } } : {};
+  }
+
+  private pageResets(): Pick<StatusReport, 'pageResets'> {
+    const r = this.pool.stats().resetsByReason;
+    return r ? { pageResets: { ...r } } : {};
   }
 
   private async kvLatency(): Promise<{ ms: number; reason?: string }> {

@@ -130,6 +130,55 @@ describe('GET /metrics', function () {
   });
 });
 
+describe('page resets by reason: chartshot_page_resets_total{reason} and /v1/status pageResets', function () {
+  this.timeout(120000);
+  let s: TestServer;
+  let api: Client;
+  before(async () => {
+    s = await startTestServer();
+    ({ api } = await s.client('growth'));
+  });
+  after(async () => s?.stop());
+
+  const withTicks = (callback: string) => ({ ...BAR, options: { scales: { y: { ticks: { callback } } } } });
+  const resets = async () => {
+    const all = samples(await (await fetch(`${s.url}/metrics`)).text());
+    const status = (await (await fetch(`${s.url}/v1/status`)).json()) as { pageResets: Record<string, number> };
+    const metric = Object.fromEntries(Object.keys(status.pageResets).map((r) => [r, find(all, 'chartshot_page_resets_total', { reason: r })]));
+    expect(metric, 'the metric and the status report agree').to.deep.equal(status.pageResets);
+    return status.pageResets;
+  };
+
+  it('every reason is a series from the start; caller code, a failed render and an interrupted one each count under their own', async () => {
+    const start = await resets();
+    expect(Object.keys(start).sort()).to.deep.equal(['caller_code', 'crash', 'failed', 'interrupted', 'memory', 'page_state', 'recycled', 'version_switch']);
+    expect(Object.values(start).every((n) => n === 0), JSON.stringify(start)).to.equal(true);
+
+    // a plain chart and a pure callback: no reset
+    expect((await api.post('/v1/chart', { chart: BAR, width: 100, height: 60 })).status).to.equal(200);
+    expect((await api.post('/v1/chart', { chart: withTicks("function(v){ return '$' + v; }"), width: 100, height: 60 })).status).to.equal(200);
+    expect(await resets()).to.deep.equal(start);
+
+    // a callback that writes a global: the page is reloaded for caller code
+    expect((await api.post('/v1/chart', { chart: withTicks('function(v){ window.leftBehind = v; return v; }'), width: 100, height: 60 })).status, 'caller code').to.equal(200);
+    // a callback that throws: the render fails and the page is reloaded
+    expect((await api.post('/v1/chart', { chart: withTicks("function(v){ throw new Error('no'); }"), width: 100, height: 60 })).status).to.be.within(400, 599);
+    // a callback that never returns: interrupted at the deadline
+    expect((await api.post('/v1/chart', { chart: withTicks('function(v){ for(;;){} }'), width: 100, height: 60 })).status).to.equal(500);
+    // the reset happens after the answer: poll for it
+    let now = await resets();
+    for (let i = 0; i < 100 && now.interrupted === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = await resets();
+    }
+    expect(now).to.deep.include({ caller_code: 1, failed: 1, interrupted: 1, memory: 0, crash: 0, recycled: 0, version_switch: 0 });
+    // the pool renders on (503 only while the interrupted page is still being reset on a slow machine)
+    let status = 503;
+    for (let i = 0; i < 30 && status === 503; i++) status = (await api.post('/v1/chart', { chart: BAR, width: 100, height: 60 })).status;
+    expect(status).to.equal(200);
+  });
+});
+
 describe('GET /metrics is protected (METRICS_TOKEN, else loopback only)', function () {
   this.timeout(60000);
 

@@ -1,6 +1,8 @@
 // JSON Schemas of the JSON response bodies that no other schema file defines; the OpenAPI document
 // is built from them, and its test validates real responses with them.
 import { ERROR_CODES } from '../../errorCodes.js';
+import { RESET_REASONS } from '../../render/resetReasons.js';
+
 const isoTimestamp = { type: 'string', format: 'date-time' } as const;
 
 export const errorObjectSchema = {
@@ -60,6 +62,14 @@ export const statusSchema = {
         renderBudgetMb: { type: 'integer', description: 'RENDER_MEMORY_MB: typed arrays, canvases and images per render.' },
         reason: { type: 'string', description: 'Why there is no cgroup, or no task limit.' },
       },
+    },
+    pageResets: {
+      type: 'object',
+      description:
+        'Pages reloaded or replaced since start, by reason (as chartshot_page_resets_total{reason}): caller_code (functions not proven pure), page_state (plugin objects, annotations, treemaps), failed, interrupted (past the render deadline), memory, crash, recycled (PAGE_MAX_RENDERS), version_switch (another Chart.js version).',
+      required: [...RESET_REASONS],
+      properties: Object.fromEntries(RESET_REASONS.map((r) => [r, { type: 'integer', minimum: 0 }])),
+      additionalProperties: false,
     },
     timestamp: { ...isoTimestamp, description: 'When this report was made.' },
   },
