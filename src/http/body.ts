@@ -6,7 +6,7 @@ import type { Context, Middleware } from 'koa';
 import { invalidInput, serviceUnavailable, type AppError } from '../errors.js';
 import { MAX_JSON_DEPTH, scanJson, utf8, type JsonScan } from '../chart/jsonDepth.js';
 import type { BodyBudget } from './bodyBudget.js';
-import { lingerClose } from './linger.js';
+import { lingerClose, settleUnreadBody } from './linger.js';
 import { absent } from '../chart/fieldAlias.js';
 
 /**
@@ -176,18 +176,18 @@ function readBody(ctx: Context, maxBytes: number, limits: BodyLimits | undefined
 }
 
 /**
- * An oversized body is answered, not read: the 400 goes out with Connection: close and the
- * rest of the body is drained for a bounded time and size (lingerClose), so a client that
- * sends it whole before reading still reads its answer.
+ * An oversized body is answered, not read: the 400 goes out at once and the rest of the body is
+ * read and thrown away for a bounded time and size (settleUnreadBody), so a client or a proxy
+ * that sends it whole before reading still reads its answer, on a connection it may keep.
  */
 export function tooLarge(ctx: Context, maxBytes: number): AppError {
-  lingerClose(ctx);
+  settleUnreadBody(ctx);
   return invalidInput(`body larger than ${maxBytes} bytes`);
 }
 
 /** The process holds as many body bytes as it may: 503, and this body is not read. */
 function overBudget(ctx: Context, limits: BodyLimits): AppError {
-  lingerClose(ctx);
+  settleUnreadBody(ctx);
   // what is held is freed within a read deadline at the latest
   return serviceUnavailable(Math.min(5, limits.readTimeoutMs / 1000), 'too many request bodies arriving at once; try again');
 }

@@ -17,16 +17,10 @@ export interface ErrorFormats {
   writers: Record<ErrorFormat, ErrorWriter>;
 }
 
-/** Refused before its body was read (query cap, no route, auth...): close rather than let Node drain a body of any size to keep the connection alive. */
-export function closeUnreadBody(ctx: Context): void {
-  if (!ctx.req.complete && (ctx.get('content-length') || ctx.get('transfer-encoding'))) ctx.set('Connection', 'close');
-}
-
 /** The 'json' format: the error object. */
 export const jsonError: ErrorWriter = (ctx, e) => {
   ctx.status = e.status;
   for (const [k, v] of Object.entries(e.headers)) ctx.set(k, v);
-  closeUnreadBody(ctx);
   ctx.set('Cache-Control', 'no-store');
   ctx.body = e.detail ? { error: e.code, detail: e.detail } : { error: e.code };
 };

@@ -5,7 +5,7 @@ import { clientKey } from '../rules/clientAddress.js';
 import { requestedFormat } from '../chart/quickchart.js';
 import type { ErrorImageService } from '../services/errorImages.js';
 import { renderOwner } from '../services/render.js';
-import { closeUnreadBody, type ErrorWriter } from './errors.js';
+import type { ErrorWriter } from './errors.js';
 import { setImageHeaders, type RendererHeader } from './imageHeaders.js';
 
 export const ERROR_HEADER = 'X-quickchart-error';
@@ -49,7 +49,6 @@ export function quickChartErrorWriter(d: { errorImages: ErrorImageService; finge
     for (const [k, v] of Object.entries(e.headers)) ctx.set(k, v);
     ctx.set(ERROR_HEADER, headerMessage(message));
     ctx.set('Cache-Control', 'no-store');
-    closeUnreadBody(ctx);
     ctx.type = img.contentType;
     setImageHeaders(ctx, img.contentType, d.fingerprint?.header());
     ctx.body = img.body;

@@ -25,6 +25,12 @@ export interface NginxOptions {
    * do not apply to it.
    */
   shipped?: boolean;
+  /** proxy_request_buffering (default on: nginx reads the whole body before it forwards it). */
+  requestBuffering?: boolean;
+  /** A keep-alive upstream (HTTP/1.1, keepalive 16; default) or HTTP/1.0 with a connection per request. */
+  upstreamKeepalive?: boolean;
+  /** client_max_body_size in MB (default 16). */
+  clientMaxBodyMb?: number;
 }
 
 /** deploy/nginx.conf with the smallest substitution that runs it here: upstream and listen addresses. */
@@ -68,17 +74,17 @@ http {
   fastcgi_temp_path ${join(dir, 'tmp', 'fastcgi')};
   uwsgi_temp_path ${join(dir, 'tmp', 'uwsgi')};
   scgi_temp_path ${join(dir, 'tmp', 'scgi')};
-  client_max_body_size 16m;
+  client_max_body_size ${o.clientMaxBodyMb ?? 16}m;
   upstream chartshot {
 ${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n')}
-    keepalive 16;
+${o.upstreamKeepalive === false ? '' : '    keepalive 16;'}
   }
   server {
     listen 127.0.0.1:${port};
     location / {
 ${realIp}      proxy_pass http://chartshot;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
+${o.upstreamKeepalive === false ? '' : '      proxy_http_version 1.1;\n      proxy_set_header Connection "";'}
+      proxy_request_buffering ${o.requestBuffering === false ? 'off' : 'on'};
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-For ${o.clientAddressFromHeader ? '$remote_addr' : '$proxy_add_x_forwarded_for'};
       proxy_set_header X-Forwarded-Proto $scheme;

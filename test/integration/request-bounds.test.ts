@@ -139,9 +139,10 @@ describe('request parsing bounds', function () {
       });
     }
 
-    const expectAnswered = (r: { text: string; closed: boolean }) => {
+    const expectAnswered = (r: { text: string; closed: boolean }, close = true) => {
       expect(r.text).to.match(/^HTTP\/1\.1 400 /);
-      expect(r.text).to.match(/\r\nconnection: close\r\n/i);
+      // a chunked body may still end: its answer keeps the connection while the rest is thrown away
+      if (close) expect(r.text).to.match(/\r\nconnection: close\r\n/i);
       expect(r.text).to.contain('"error":"invalid_input"').and.contain('body larger than 16384 bytes');
       expect(r.closed, 'the server closed the connection').to.equal(true);
     };
@@ -153,21 +154,21 @@ describe('request parsing bounds', function () {
       expectAnswered(r);
     });
 
-    it('a chunked body that grows past the limit: 400 invalid_input, Connection: close, closed while the client keeps sending', async () => {
+    it('a chunked body that grows past the limit: 400 invalid_input, closed (past the bound of what is thrown away) while the client keeps sending', async () => {
       let sent = 0;
       const r = await exchange(`POST /v1/chart/create HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`, (sock) => {
         const chunk = Buffer.alloc(1024, 0x20);
         const pump = () => {
           // an endless body: only the server closing the socket ends this
-          while (!sock.destroyed && sent < 50_000_000) {
+          while (!sock.destroyed && sent < 200_000_000) {
             sent += chunk.length;
             if (!sock.write(`400\r\n${chunk.toString()}\r\n`)) return void sock.once('drain', pump);
           }
         };
         pump();
       });
-      expectAnswered(r);
-      expect(sent).to.be.below(50_000_000);
+      expectAnswered(r, false);
+      expect(sent).to.be.below(200_000_000);
     });
 
     it('a request refused before its body is read (too many query parameters) is closed, not drained', async () => {
