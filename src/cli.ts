@@ -68,15 +68,22 @@ async function withAccounts<T>(config: Config, fn: (svc: AccountService) => Prom
 }
 
 async function serve(config: Config): Promise<void> {
-  const { startServer } = await import('./main.js');
+  const { startServer, drainBoundMs } = await import('./main.js');
   const running = await startServer(config);
   const log = running.deps.log;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
-    running.close().then(
+    // SIGTERM (a service manager, Kubernetes): drain with the grace; SIGINT (a terminal): no grace
+    const graceMs = signal === 'SIGTERM' ? config.drainGraceMs : 0;
+    log.info({ signal, graceMs }, 'shutting down');
+    // the exit is bounded whatever hangs
+    setTimeout(() => {
+      log.error('shutdown took longer than its bound; exiting');
+      process.exit(1);
+    }, drainBoundMs(config, graceMs) + 15_000).unref();
+    running.close({ graceMs }).then(
       () => process.exit(0),
       (err) => {
         log.error({ err }, 'shutdown failed');

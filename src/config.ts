@@ -45,6 +45,12 @@ export interface Config {
   readonly maxBodyBytesInFlight: number;
   /** How long a request may wait for a free page before 503. */
   readonly acquireTimeoutMs: number;
+  /**
+   * DRAIN_GRACE_MS: after SIGTERM, how long the server keeps accepting and answering new requests
+   * while it reports itself not ready (GET /v1/pressure 503), so that requests a load balancer
+   * routed before it noticed still land; then new requests get 503 with Retry-After.
+   */
+  readonly drainGraceMs: number;
   /** Requests allowed to wait for a page at once; more get 503 at once. */
   readonly maxQueue: number;
   /** A page is replaced after this many renders (staggered per page). */
@@ -199,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyReadTimeoutMs: int(env, 'BODY_READ_TIMEOUT_MS', 15_000, 100, 600_000),
     maxBodyBytesInFlight: int(env, 'MAX_BODY_BYTES_IN_FLIGHT', Math.max(64 * 1024 * 1024, 8 * maxBodyBytes), maxBodyBytes, 64 * 1024 * 1024 * 1024),
     acquireTimeoutMs: int(env, 'ACQUIRE_TIMEOUT_MS', 5000, 10, 600000),
+    drainGraceMs: int(env, 'DRAIN_GRACE_MS', 5000, 0, 600000),
     maxQueue: int(env, 'MAX_QUEUE', 64, 0, 100000),
     // A recycled page is cold: its first few hundred renders cost the corpus 2-3 ms more each and
     // the recycle itself a burst of browser work. At 2,000 that was 9% of the CPU per render at 4

@@ -44,6 +44,9 @@ import { QuickChartService } from './services/quickchart.js';
 import { ConfigTextParser } from './services/configTextParser.js';
 import { QrService } from './services/qr.js';
 import { ErrorImageService } from './services/errorImages.js';
+import { Lifecycle } from './services/lifecycle.js';
+import { PressureService } from './services/pressure.js';
+import { trackConnections, withDrain } from './http/drain.js';
 
 /** The open endpoint's windows, stored under a keyed hash of the client, never its address. */
 function keyedWindows(windows: OpenRenderWindows, masterKey: Buffer): OpenRenderWindows {
@@ -92,13 +95,33 @@ export interface Services {
   bodyBudget: BodyBudget;
   /** Renders shared across instances through Redis (absent without REDIS_URL). */
   sharedFlights?: SharedFlights;
+  /** Serving, draining or refusing (SIGTERM): what readiness and the drain go by. */
+  lifecycle: Lifecycle;
+  /** GET /v1/pressure's report. */
+  pressure: PressureService;
 }
 
 export interface Running {
   url: string;
   server: Server;
   deps: Services;
-  close(): Promise<void>;
+  /**
+   * Drains, then stops: not ready at once (GET /v1/pressure 503); new requests still answered
+   * for `graceMs` (default 0); then new ones get 503 with Retry-After while those already
+   * connected, in flight or queued are answered; then the pool and the store close. Within
+   * drainBoundMs(config, graceMs) the connections left are closed whatever they were doing.
+   */
+  close(opts?: { graceMs?: number }): Promise<void>;
+}
+
+/**
+ * How long a drain may take in all: the grace, then the longest a request already held can
+ * still take (its body arriving, a wait for a page, a render), plus room to close the pool and
+ * the store. A deployment's termination grace (Kubernetes' terminationGracePeriodSeconds) must
+ * be at least this.
+ */
+export function drainBoundMs(config: Pick<Config, 'bodyReadTimeoutMs' | 'acquireTimeoutMs' | 'renderTimeoutMs'>, graceMs: number): number {
+  return graceMs + Math.max(5000, config.bodyReadTimeoutMs + config.acquireTimeoutMs + config.renderTimeoutMs) + 5000;
 }
 
 export interface StartOptions {
@@ -149,7 +172,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const clock = opts.clock ?? systemClock;
     const accounts = new AccountService(store, masterKey, clock);
     const livePool = pool;
-    const metrics = new Metrics({ poolStats: () => livePool.stats() });
+    const lifecycle = new Lifecycle(clock);
+    const pressure = new PressureService(livePool, lifecycle, { maxQueue: config.maxQueue });
+    const metrics = new Metrics({ poolStats: () => livePool.stats(), pressure: () => pressure.report() });
     const renderer = new RenderService(pool, metrics, {
       maxImageBytes: config.maxImageBytes,
       deadlines: deadlinesFor(config.renderTimeoutMs, config.anonymousRenderTimeoutMs, config.trialRenderTimeoutMs),
@@ -201,11 +226,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const deps: Services = {
       config, log, store, pool, clock, accounts, renderer, gallery: new GalleryService(renderer), imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
       quickchart, configParser, qr, errorImages, fingerprint, ...(redis ? { sharedFlights: redis.flights } : {}),
+      lifecycle, pressure,
       dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
     };
     const app = createApp(deps);
     const handler = withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy, renderer: fingerprint.header() }, app.callback());
-    const server = createServer(tracing ? tracing.listener(handler) : handler);
+    // outermost: the drain counts every request and refuses new ones once the grace is over
+    const drained = withDrain(lifecycle, handler);
+    const server = createServer(tracing ? tracing.listener(drained) : drained);
+    trackConnections(server);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.requestTimeout = Math.max(30_000, config.renderTimeoutMs * 3);
@@ -239,17 +268,27 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       url,
       server,
       deps,
-      close() {
+      close(o: { graceMs?: number } = {}) {
         closing ??= (async () => {
-          // Stop accepting, let in-flight requests finish (bounded), then pool and store.
-          const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-          // Keep-alive connections become idle as their responses finish: close them as they do.
+          const graceMs = Math.max(0, o.graceMs ?? 0);
+          const boundMs = drainBoundMs(config, graceMs);
+          // not ready from now on; new requests still land during the grace
+          lifecycle.startDraining();
+          const started = Date.now();
+          if (graceMs > 0) log.info({ graceMs, boundMs }, 'draining: not ready; still accepting during the grace');
+          const hard = setTimeout(() => server.closeAllConnections(), Math.max(0, boundMs - 5000));
+          if (graceMs > 0) await new Promise((r) => setTimeout(r, graceMs));
+          // new requests get 503 with Retry-After; those already held are answered
+          lifecycle.startRefusing();
+          await lifecycle.whenIdle();
+          // Stop listening; keep-alive connections are closed as they become idle.
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           const idle = setInterval(() => server.closeIdleConnections(), 50);
           server.closeIdleConnections();
-          const t = setTimeout(() => server.closeAllConnections(), Math.max(5000, config.renderTimeoutMs));
-          await drained;
+          await closed;
           clearInterval(idle);
-          clearTimeout(t);
+          clearTimeout(hard);
+          if (graceMs > 0) log.info({ ms: Date.now() - started }, 'drained');
           clearInterval(housekeeping);
           await billing.stopScheduler();
           await outbox.stop();

@@ -3,7 +3,7 @@
 import { chartRequestBodySchema } from './schemas/chart.js';
 import { chartMetricsSchema, shortChartSchema } from './schemas/shortCharts.js';
 import {
-  automationResultSchema, billingInfoSchema, errorObjectSchema, invoiceListSchema, statusSchema, trialKeySchema, usageAnalyticsSchema,
+  automationResultSchema, billingInfoSchema, errorObjectSchema, invoiceListSchema, pressureSchema, statusSchema, trialKeySchema, usageAnalyticsSchema,
 } from './schemas/responses.js';
 import type { ErrorDoc, ParamDoc, RouteAuth, RouteDescriptor } from './route.js';
 import { schemaRef } from './routeDocs.js';
@@ -137,6 +137,7 @@ function componentSchemas(): Json {
     ShortChart: toOpenApiSchema(shortChartSchema),
     Metrics: toOpenApiSchema(chartMetricsSchema),
     Status: toOpenApiSchema(statusSchema),
+    Pressure: toOpenApiSchema(pressureSchema),
     AutomationResult: toOpenApiSchema(automationResultSchema),
     UsageAnalytics: toOpenApiSchema(usageAnalyticsSchema),
     BillingInfo: toOpenApiSchema(billingInfoSchema),

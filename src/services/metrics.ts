@@ -6,6 +6,7 @@ import type { Format } from '../rules/plans.js';
 import type { PoolStats } from '../render/renderer.js';
 import type { RenderObserver } from './render.js';
 import type { CacheObserver, CacheTier } from './imageCache.js';
+import type { PressureReport } from './pressure.js';
 
 type Outcome = Parameters<RenderObserver['rendered']>[1];
 
@@ -14,6 +15,8 @@ export interface MetricsOptions {
   poolStats: () => PoolStats;
   /** Node process metrics (CPU, memory, event-loop lag); off in unit tests. */
   processMetrics?: boolean;
+  /** GET /v1/pressure's report, read at every scrape: the same figures as gauges. */
+  pressure?: () => PressureReport;
 }
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -72,6 +75,33 @@ export class Metrics implements RenderObserver, CacheObserver {
     gauge('chartshot_pool_available', 'Idle pages ready to render.', (s) => s.available);
     gauge('chartshot_pool_waiting', 'Requests waiting for a page.', (s) => s.pending);
     gauge('chartshot_browser_connected', '1 when the browser is connected.', (s) => (s.browserConnected ? 1 : 0));
+    // /v1/pressure's figures, as gauges an autoscaler reads through the Prometheus adapter
+    const pressure = opts.pressure;
+    if (pressure) {
+      let report: PressureReport | null = null;
+      const read = () => (report ??= pressure());
+      const pgauge = (name: string, help: string, pick: (p: PressureReport) => number) =>
+        new Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            this.set(pick(read()));
+          },
+        });
+      pgauge('chartshot_accepting', '1 while this instance takes new work (GET /v1/pressure answers 200), 0 while draining, without a usable page or short of heap.', (p) => (p.accepting ? 1 : 0));
+      pgauge('chartshot_draining', '1 once this instance was told to stop (SIGTERM) and drains.', (p) => (p.reason === 'draining' ? 1 : 0));
+      pgauge('chartshot_pool_usable', 'Pages alive and able to render, idle or busy.', (p) => p.usable);
+      pgauge('chartshot_queue_max', 'Requests allowed to wait for a page (MAX_QUEUE).', (p) => p.maxQueue);
+      pgauge('chartshot_load', '(busy pages + queued requests) / pages: 1 = every page busy and none waiting. The figure to autoscale on.', (p) => p.load);
+      pgauge('chartshot_heap_headroom_bytes', "Node's heap limit minus the heap in use.", (p) => p.memory.headroomBytes);
+      pgauge('chartshot_heap_headroom_ratio', "Share of Node's heap limit still free (below 0.1 the instance takes no work).", (p) => p.memory.headroomRatio);
+      const prev = this.resetPressure;
+      this.resetPressure = () => {
+        prev();
+        report = null;
+      };
+    }
     // Monotonic counts kept by the pool: exported as counters that follow the pool's totals.
     const follow = (name: string, help: string, pick: (s: PoolStats) => number) => {
       let seen = 0;
@@ -114,6 +144,7 @@ export class Metrics implements RenderObserver, CacheObserver {
   }
 
   private readonly resetSnapshot: () => void;
+  private resetPressure: () => void = () => {};
 
   rendered(format: Format, outcome: Outcome, ms: number): void {
     this.renderDuration.observe(ms / 1000, format, outcome);
@@ -135,10 +166,12 @@ export class Metrics implements RenderObserver, CacheObserver {
   /** The Prometheus text exposition of every metric. */
   async text(): Promise<string> {
     this.resetSnapshot();
+    this.resetPressure();
     try {
       return await this.registry.metrics();
     } finally {
       this.resetSnapshot();
+      this.resetPressure();
     }
   }
 }

@@ -75,6 +75,39 @@ export const statusSchema = {
   },
 } as const;
 
+export const pressureSchema = {
+  $id: 'Pressure',
+  type: 'object',
+  description: 'Load and readiness of this instance (GET /v1/pressure); no credentials, no account data.',
+  required: ['accepting', 'pages', 'usable', 'busy', 'queued', 'maxQueue', 'load', 'memory', 'timestamp'],
+  properties: {
+    accepting: { type: 'boolean', description: 'Whether this instance takes new work now (the status is 200 when it does, 503 when not).' },
+    reason: {
+      type: 'string',
+      enum: ['draining', 'no_page', 'memory'],
+      description: 'Why it takes no work: draining (shutting down), no_page (no page can render), memory (less than a tenth of the heap limit free).',
+    },
+    pages: { type: 'integer', minimum: 0, description: 'Pages the pool keeps (POOL_SIZE).' },
+    usable: { type: 'integer', minimum: 0, description: 'Pages alive and able to render, idle or busy.' },
+    busy: { type: 'integer', minimum: 0, description: 'Pages rendering now.' },
+    queued: { type: 'integer', minimum: 0, description: 'Requests waiting for a page.' },
+    maxQueue: { type: 'integer', minimum: 0, description: 'Requests allowed to wait (MAX_QUEUE); more are refused with 503 at once.' },
+    load: { type: 'number', minimum: 0, description: '(busy + queued) / pages: 1 means every page busy and nobody waiting. What an autoscaler targets.' },
+    memory: {
+      type: 'object',
+      required: ['heapUsedBytes', 'heapLimitBytes', 'headroomBytes', 'headroomRatio'],
+      properties: {
+        heapUsedBytes: { type: 'integer', minimum: 0 },
+        heapLimitBytes: { type: 'integer', minimum: 0, description: "Node's heap limit." },
+        headroomBytes: { type: 'integer', minimum: 0, description: 'heapLimitBytes - heapUsedBytes.' },
+        headroomRatio: { type: 'number', minimum: 0, maximum: 1, description: 'headroomBytes / heapLimitBytes.' },
+      },
+    },
+    timestamp: { ...isoTimestamp, description: 'When this report was made.' },
+  },
+  additionalProperties: false,
+} as const;
+
 export const automationResultSchema = {
   $id: 'AutomationResult',
   type: 'object',
