@@ -1,0 +1,238 @@
+// A cluster under mixed traffic for a long while, its memory sampled: several instances
+// (dist/cli.js serve) on one PostgreSQL and one Redis behind nginx, the traffic a deployment
+// sees (corpus renders, the docs' callbacks, short charts made on one instance and read through
+// any, open-endpoint images, cache hits) at a fixed concurrency; every minute each instance's
+// RSS (Node and its Chromium processes) and Node's heap (GET /v1/pressure) are sampled. The
+// verdict compares each instance's memory at the end with its memory once warm.
+// With SOAK_FAULTS=1, a third of the way in, every instance is restarted in turn (SIGTERM, its
+// drain, start again) while PostgreSQL restarts: what failed is counted, and every short chart
+// answered 201 must still be served at the end.
+//   npm run soak:cluster                               # one hour, 3 instances, 4 in flight
+//   SOAK_SECONDS=300 SOAK_FAULTS=1 npm run soak:cluster
+// Env: SOAK_SECONDS (3600), SOAK_INSTANCES (3), SOAK_CONCURRENCY (4), SOAK_POOL_SIZE (1),
+// SOAK_SAMPLE_S (60), SOAK_FAULTS (0), SOAK_OUT (a JSON file of every sample; default none).
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { corpus } from './corpus/corpus.js';
+import { bodies as callbackBodies } from './corpus/callbacks.js';
+import { percentile, request, treeRssMb } from './lib.js';
+import { OwnPostgres, freePort, testRedis, stopTestServices } from '../test/helpers/services.js';
+import { startNginx } from '../test/helpers/nginx.js';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
+
+const SECONDS = num('SOAK_SECONDS', 3600);
+const INSTANCES = num('SOAK_INSTANCES', 3);
+const CONCURRENCY = num('SOAK_CONCURRENCY', 4);
+const POOL_SIZE = num('SOAK_POOL_SIZE', 1);
+const SAMPLE_S = num('SOAK_SAMPLE_S', 60);
+const FAULTS = process.env.SOAK_FAULTS === '1';
+
+interface Instance {
+  name: string;
+  port: number;
+  proc: ChildProcess;
+  dataDir: string;
+  exited: Promise<void>;
+}
+
+interface Sample {
+  t: number;
+  instances: Array<{ name: string; rssMb: number; heapMb: number; pageResets: number }>;
+  requests: number;
+}
+
+const log = (...a: unknown[]) => console.log(new Date().toISOString().slice(11, 19), ...a);
+
+async function main(): Promise<void> {
+  const pg = await OwnPostgres.create();
+  const redis = await testRedis();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: pg.url,
+    REDIS_URL: redis.url,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    TRUST_PROXY: 'true',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    POOL_SIZE: String(POOL_SIZE),
+    OPEN_RENDERS_PER_HOUR: '1000000',
+    DRAIN_GRACE_MS: '2000',
+    ACQUIRE_TIMEOUT_MS: '30000',
+  };
+  const ports = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
+  const lb = await startNginx(ports, { connectTimeoutMs: 500 });
+  env.PUBLIC_BASE_URL = lb.url;
+
+  const start = async (name: string, port: number): Promise<Instance> => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-soak-'));
+    const proc = spawn('node', ['--no-memory-reducer', 'dist/cli.js', 'serve'], { cwd: ROOT, env: { ...env, PORT: String(port), DATA_DIR: dataDir }, stdio: ['ignore', 'ignore', 'pipe'] });
+    proc.stderr!.resume();
+    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+    for (let i = 0; ; i++) {
+      if (proc.exitCode !== null) throw new Error(`${name} exited at start`);
+      if (await fetch(`http://127.0.0.1:${port}/v1/pressure`).then((r) => r.status === 200, () => false)) break;
+      if (i > 1800) throw new Error(`${name} did not start`);
+      await sleep(100);
+    }
+    return { name, port, proc, dataDir, exited };
+  };
+  const instances: Instance[] = [];
+  for (const [i, port] of ports.entries()) instances.push(await start(`chartshot${i + 1}`, port));
+  log(`${INSTANCES} instances (POOL_SIZE ${POOL_SIZE}) behind nginx ${lb.url}; ${SECONDS} s at ${CONCURRENCY} in flight${FAULTS ? ', with faults' : ''}`);
+
+  const cli = async (...args: string[]) => (await run('node', ['dist/cli.js', ...args], { cwd: ROOT, env, encoding: 'utf8' })).stdout;
+  const account = JSON.parse(await cli('accounts', 'create', '--plan', 'enterprise', '--json')) as { account_id: string; api_key: string };
+  await cli('billing', 'set-limits', '--account', account.account_id, '--charts', 'none', '--per-minute', '1000000', '--per-hour', '100000000', '--burst', '1000000');
+
+  // the mix
+  const renders = corpus.map((e) => JSON.stringify(e.body));
+  const callbacks = callbackBodies().map((p) => JSON.stringify(p.withCallbacks));
+  const created: string[] = [];
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+  const headers = { 'x-api-key': account.api_key };
+  const statuses: Record<string, number> = {};
+  const latencies: number[] = [];
+  let requests = 0;
+  let failed = 0;
+  const failures: string[] = [];
+  const step = async (i: number): Promise<void> => {
+    const kind = i % 20;
+    const t0 = performance.now();
+    let what = '';
+    try {
+      let r;
+      if (kind < 10) {
+        what = 'render';
+        r = await request(agent, lb.url, 'POST', '/v1/chart', renders[i % renders.length], headers);
+      } else if (kind < 12) {
+        what = 'callbacks';
+        r = await request(agent, lb.url, 'POST', '/v1/chart', callbacks[i % callbacks.length], headers);
+      } else if (kind < 14) {
+        what = 'create';
+        r = await request(agent, lb.url, 'POST', '/v1/chart/create', renders[(i * 7) % renders.length], headers);
+        if (r.status === 201) created.push((JSON.parse(r.body.toString()) as { id: string }).id);
+      } else if (kind < 17 && created.length > 0) {
+        what = 'short chart';
+        r = await request(agent, lb.url, 'GET', `/v1/chart/${created[(i * 31) % created.length]}`);
+      } else {
+        what = 'open';
+        const c = encodeURIComponent(JSON.stringify({ type: 'bar', data: { labels: ['a', 'b', 'c'], datasets: [{ label: `open ${i % 200}`, data: [i % 7, 3, 5] }] } }));
+        r = await request(agent, lb.url, 'GET', `/v1/open/chart?c=${c}&w=300&h=150`);
+      }
+      statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      if (r.status >= 300) {
+        failed++;
+        if (failures.length < 50) failures.push(`${what} ${r.status} ${r.body.toString().slice(0, 120)}`);
+      }
+    } catch (err) {
+      failed++;
+      statuses.error = (statuses.error ?? 0) + 1;
+      if (failures.length < 50) failures.push(`${what} ${(err as Error).message}`);
+    }
+    requests++;
+    latencies.push(performance.now() - t0);
+  };
+
+  const samples: Sample[] = [];
+  const began = Date.now();
+  const sample = async () => {
+    const rows = [];
+    for (const inst of instances) {
+      const p = (await fetch(`http://127.0.0.1:${inst.port}/v1/pressure`).then((r) => r.json(), () => null)) as { memory?: { heapUsedBytes: number } } | null;
+      const s = (await fetch(`http://127.0.0.1:${inst.port}/v1/status`).then((r) => r.json(), () => null)) as { pageResets?: Record<string, number> } | null;
+      const resets = Object.values(s?.pageResets ?? {}).reduce((a, b) => a + b, 0);
+      rows.push({ name: inst.name, rssMb: inst.proc.pid ? treeRssMb(inst.proc.pid) : 0, heapMb: Math.round((p?.memory?.heapUsedBytes ?? 0) / 1048576), pageResets: resets });
+    }
+    samples.push({ t: Math.round((Date.now() - began) / 1000), instances: rows, requests });
+    log(`t=${samples.at(-1)!.t}s requests=${requests} failed=${failed} ` + rows.map((r) => `${r.name} rss=${r.rssMb}MB heap=${r.heapMb}MB resets=${r.pageResets}`).join(' | '));
+  };
+
+  let faultReport = '';
+  const faults = async () => {
+    await sleep((SECONDS * 1000) / 3);
+    const before = { requests, failed };
+    log('faults: a rolling restart of every instance while PostgreSQL restarts');
+    const pgRestart = (async () => {
+      await pg.stop();
+      await sleep(5000);
+      await pg.start();
+      log('PostgreSQL is back');
+    })();
+    for (const [i, inst] of instances.entries()) {
+      inst.proc.kill('SIGTERM');
+      await inst.exited;
+      rmSync(inst.dataDir, { recursive: true, force: true });
+      instances[i] = await start(inst.name, inst.port);
+      log(`${inst.name} restarted`);
+    }
+    await pgRestart;
+    faultReport = `during the faults: ${requests - before.requests} requests, ${failed - before.failed} failed`;
+    log(faultReport);
+  };
+
+  let next = 0;
+  const deadline = began + SECONDS * 1000;
+  const worker = async () => {
+    while (Date.now() < deadline) await step(next++);
+  };
+  await sample();
+  const sampler = setInterval(() => void sample(), SAMPLE_S * 1000);
+  await Promise.all([...Array.from({ length: CONCURRENCY }, worker), ...(FAULTS ? [faults()] : [])]);
+  clearInterval(sampler);
+  await sample();
+
+  // every short chart answered 201 is still served
+  let lost = 0;
+  for (const id of created) if ((await request(agent, lb.url, 'GET', `/v1/chart/${id}`).catch(() => ({ status: 0 }))).status !== 200) lost++;
+
+  // memory: each instance's median of the last fifth against its median once warm (the second fifth)
+  const verdicts = instances.map((inst) => {
+    const series = samples.map((s) => s.instances.find((r) => r.name === inst.name)!);
+    const n = series.length;
+    const med = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+    const warm = series.slice(Math.floor(n / 5), Math.max(Math.floor(n / 5) + 1, Math.floor((2 * n) / 5)));
+    const end = series.slice(Math.floor((4 * n) / 5));
+    const rss = [med(warm.map((r) => r.rssMb)), med(end.map((r) => r.rssMb))] as const;
+    const heap = [med(warm.map((r) => r.heapMb)), med(end.map((r) => r.heapMb))] as const;
+    return { name: inst.name, rssWarmMb: rss[0], rssEndMb: rss[1], heapWarmMb: heap[0], heapEndMb: heap[1], rssGrowth: Math.round((rss[1] / rss[0] - 1) * 1000) / 10 };
+  });
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const flat = !FAULTS && verdicts.every((v) => v.rssGrowth <= 10 && v.heapEndMb <= v.heapWarmMb * 1.25 + 8);
+  const summary = {
+    seconds: SECONDS, instances: INSTANCES, poolSize: POOL_SIZE, concurrency: CONCURRENCY, faults: FAULTS,
+    requests, failed, statuses, perSecond: Math.round((requests / SECONDS) * 10) / 10,
+    p50Ms: Math.round(percentile(sorted, 50)), p99Ms: Math.round(percentile(sorted, 99)),
+    shortCharts: created.length, shortChartsLost: lost, memory: verdicts, failures: failures.slice(0, 20), faultReport,
+  };
+  console.log(JSON.stringify(summary, null, 2));
+  if (process.env.SOAK_OUT) writeFileSync(process.env.SOAK_OUT, JSON.stringify({ summary, samples }, null, 2));
+  console.log(
+    FAULTS
+      ? `verdict: ${failed === 0 && lost === 0 ? 'nothing failed, nothing lost' : `${failed} failed, ${lost} short charts lost`} (${requests} requests; ${faultReport})`
+      : `verdict: memory ${flat ? 'flat' : 'GREW'} over ${SECONDS} s (${verdicts.map((v) => `${v.name} RSS ${v.rssWarmMb}->${v.rssEndMb} MB (${v.rssGrowth}%), heap ${v.heapWarmMb}->${v.heapEndMb} MB`).join('; ')}); ${requests} requests, ${failed} failed, ${lost} short charts lost`,
+  );
+
+  for (const inst of instances) {
+    inst.proc.kill('SIGTERM');
+    await inst.exited;
+    rmSync(inst.dataDir, { recursive: true, force: true });
+  }
+  agent.destroy();
+  await lb.stop();
+  await pg.remove();
+  await stopTestServices();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
