@@ -4,7 +4,7 @@
 // the endpoint is gone); once refusing, a request the process did not already hold gets 503 with
 // Retry-After, after its body was read and thrown away (a proxy that is still sending it would
 // otherwise see a reset instead of the answer). The probes are always answered.
-// Why: docs/decisions/0034-drain.md.
+// Why: docs/decisions/0035-drain.md.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Lifecycle } from '../services/lifecycle.js';

@@ -1,7 +1,7 @@
 // Where the process is in its life: serving, draining (told to stop: not ready, still accepting
 // for a grace period so that requests routed before the load balancer noticed still land), or
 // refusing (after the grace: new requests get 503 with Retry-After while the ones already
-// connected, in flight or queued are answered). Why: docs/decisions/0034-drain.md.
+// connected, in flight or queued are answered). Why: docs/decisions/0035-drain.md.
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 
