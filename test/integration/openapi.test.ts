@@ -67,6 +67,7 @@ const CASES: Case[] = [
   { name: 'open render of a bad type', method: 'GET', op: '/v1/open/chart', url: () => '/v1/open/chart?type=gauge&data=1', status: 400 },
   { name: 'open render of a too-long URL', method: 'GET', op: '/v1/open/chart', url: () => `/v1/open/chart?type=bar&data=1&labels=${'x'.repeat(8300)}`, status: 400 },
   { name: 'status', method: 'GET', op: '/v1/status', url: () => '/v1/status', status: 200 },
+  { name: 'pressure', method: 'GET', op: '/v1/pressure', url: () => '/v1/pressure', status: 200 },
   ...Object.entries(zapier).flatMap(([kind, body]): Case[] => [
     { name: `zapier ${kind}`, method: 'POST', op: `/v1/zapier/${kind}-chart`, url: () => `/v1/zapier/${kind}-chart`, headers: key, body, status: 201 },
     { name: `zapier ${kind} without title`, method: 'POST', op: `/v1/zapier/${kind}-chart`, url: () => `/v1/zapier/${kind}-chart`, headers: key, body: { ...body, title: undefined }, status: 400 },
