@@ -29,7 +29,15 @@ export function benchAccount(dataDir: string, env: Record<string, string> = {}):
  * answers. `env` adds to (and overrides) the server's environment; `entry` replaces `dist/cli.js serve`
  * (a wrapper of the real server).
  */
-export async function startServer(dataDir: string, port: number, env: Record<string, string> = {}, nodeArgs: string[] = [], entry: string[] = ['dist/cli.js', 'serve']): Promise<ChildProcess> {
+export async function startServer(
+  dataDir: string,
+  port: number,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  entry: string[] = ['dist/cli.js', 'serve'],
+  /** an IPC channel to the server (bench/soak-serve.mjs answers on it) */
+  ipc = false,
+): Promise<ChildProcess> {
   const BASE = `http://127.0.0.1:${port}`;
   // A server left over from an aborted run would answer in place of this one (with other keys).
   const probe = new http.Agent();
@@ -40,7 +48,7 @@ export async function startServer(dataDir: string, port: number, env: Record<str
   const flags = process.env.BENCH_NODE_MEMORY_REDUCER === '1' ? [] : ['--no-memory-reducer'];
   const child = spawn('node', [...flags, ...nodeArgs, ...entry], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', POOL_SIZE: String(cpus().length), PUBLIC_BASE_URL: BASE, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ipc ? ['ignore', 'ignore', 'inherit', 'ipc'] : ['ignore', 'ignore', 'inherit'],
   });
   const deadline = Date.now() + 120000;
   for (;;) {
