@@ -18,6 +18,7 @@ import { MIGRATE_USAGE, MigrateUsageError } from './cli-migrate-usage.js';
 import { emailProblem } from './rules/email.js';
 import { systemClock } from './clock.js';
 import { TEST_USAGE, TestUsageError } from './cli-test-usage.js';
+import { heapStatus, runWithHeapLimit, stopOnParentExit } from './heapLimit.js';
 
 class UsageError extends Error {}
 
@@ -93,6 +94,9 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // started by runWithHeapLimit: that process was killed outright, so no signal will come
+  stopOnParentExit(() => stop('parent process gone'));
+  log.info({ heap: heapStatus(config.heapLimit) }, 'node heap limit');
   // Last resort: every background task catches its own errors; one that slips through is a bug
   // to log, not a reason to stop serving (and to crash again on every restart).
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled promise rejection (logged, still serving)'));
@@ -157,6 +161,8 @@ async function main(argv: string[]): Promise<void> {
   const json = o.json ?? false;
   switch (`${cmd} ${sub ?? ''}`.trim()) {
     case 'serve':
+      // V8's heap limit is fixed at start: without the flag, start again once with it
+      if (!config.heapLimit.applied) return runWithHeapLimit(config.heapLimit.mb);
       return serve(config);
     case 'accounts create': {
       const plan = parsePlanName(need(o.plan, '--plan'));

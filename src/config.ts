@@ -5,6 +5,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listFontFiles } from './render/fonts.js';
+import { ownMemoryLimit } from './render/cgroupLayout.js';
+import { defaultHeapMb, heapFlagMb, type HeapLimit, type MemorySource } from './heapLimit.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 /** pretty: one readable line per event; json: one JSON object per line; auto: pretty on a terminal. */
@@ -78,6 +80,8 @@ export interface Config {
   readonly redisCacheMaxBytes: number;
   /** MASTER_KEY: the secret every instance derives signing secrets from; null = dataDir/master.key. */
   readonly masterKey: Buffer | null;
+  /** MAX_HEAP_MB, or a quarter of the memory the process may use: Node's heap limit (src/heapLimit.ts). */
+  readonly heapLimit: HeapLimit;
   /** CHROMIUM_MEMORY_MB: the cgroup memory limit of Chromium's whole process tree; 0 = no cgroup. */
   readonly chromiumMemoryMb: number;
   /** CHROMIUM_PIDS_MAX: the cgroup's limit on Chromium's processes and threads. */
@@ -115,10 +119,40 @@ export const DEFAULT_MAX_IMAGE_BYTES = 8000 * 8000 * 4 + 1024 * 1024;
 /**
  * CHROMIUM_MEMORY_MB default: 512 MB for the browser, GPU and utility processes plus 1.5 GB per
  * page (a 512 MB V8 heap, the largest plan's canvas at 8000x8000 (256 MB) and its PNG encoding,
- * and the in-page allocation budget), never more than three quarters of the host's memory.
+ * and the in-page allocation budget), never more than three quarters of the memory the process
+ * may use (its cgroup's limit, else the host's memory: processMemory).
  */
 export function defaultChromiumMemoryMb(poolSize: number, totalMb = Math.floor(totalmem() / 1048576)): number {
   return Math.max(256, Math.min(Math.floor(totalMb * 0.75), 512 + 1536 * poolSize));
+}
+
+/** The memory this process (Node and Chromium together) may use: its cgroup's limit when one is
+ *  set and below the host's memory, else the host's memory. */
+export function processMemory(): { mb: number; source: MemorySource } {
+  const hostMb = Math.floor(totalmem() / 1048576);
+  let limit: ReturnType<typeof ownMemoryLimit> = null;
+  try {
+    limit = ownMemoryLimit();
+  } catch {
+    // no /proc or cgroup filesystem to read: the host's memory is all there is to go by
+  }
+  const mb = limit ? Math.floor(limit.bytes / 1048576) : Infinity;
+  if (!limit || mb >= hostMb) return { mb: hostMb, source: 'host memory' };
+  return { mb, source: limit.version === 'v2' ? 'cgroup v2 memory.max' : 'cgroup v1 memory.limit_in_bytes' };
+}
+
+/**
+ * Node's heap limit: MAX_HEAP_MB, else defaultHeapMb of the memory the process may use.
+ * `nodeArgs`: Node's own flags (process.execArgv and NODE_OPTIONS); a --max-old-space-size there
+ * is what is in effect, and is reported as the source unless it is the same figure.
+ */
+export function heapLimitFrom(env: NodeJS.ProcessEnv, memory: { mb: number; source: MemorySource }, nodeArgs: readonly string[]): HeapLimit {
+  const set = env.MAX_HEAP_MB !== undefined && env.MAX_HEAP_MB.trim() !== '';
+  const mb = set ? int(env, 'MAX_HEAP_MB', 0, 128, 1_048_576) : defaultHeapMb(memory.mb);
+  const flag = heapFlagMb(nodeArgs);
+  const base = { memoryMb: memory.mb, memorySource: memory.source };
+  if (flag !== null && flag !== mb) return { ...base, mb: flag, source: 'node --max-old-space-size', applied: true };
+  return { ...base, mb, source: set ? 'MAX_HEAP_MB' : memory.source, applied: flag !== null };
 }
 
 /** CHROMIUM_PIDS_MAX default: Chromium runs about 60 threads without pages and 20 per page. */
@@ -182,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const smtpUrl = env.SMTP_URL?.trim() || null;
   const poolSize = int(env, 'POOL_SIZE', Math.max(1, cpus().length), 1, 64);
+  const memory = processMemory();
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
   return Object.freeze({
     port,
@@ -222,7 +257,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     quickchartAnonymous: bool(env, 'QUICKCHART_ANONYMOUS', false),
     remoteImagesAllow: remoteImagesAllow(env),
     ...sharedState(env),
-    chromiumMemoryMb: chromiumMemoryMb(env, poolSize),
+    heapLimit: heapLimitFrom(env, memory, [...process.execArgv, ...(env.NODE_OPTIONS ?? '').trim().split(/\s+/)]),
+    chromiumMemoryMb: chromiumMemoryMb(env, poolSize, memory.mb),
     chromiumPidsMax: int(env, 'CHROMIUM_PIDS_MAX', defaultChromiumPidsMax(poolSize), 64, 1_000_000),
     renderMemoryMb: int(env, 'RENDER_MEMORY_MB', 256, 16, 65536),
     fontsDir: fontsDir(env),
@@ -245,8 +281,8 @@ function remoteImagesAllow(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** 0 turns the cgroup off; anything else must leave Chromium room to start (256 MB). */
-function chromiumMemoryMb(env: NodeJS.ProcessEnv, poolSize: number): number {
-  const mb = int(env, 'CHROMIUM_MEMORY_MB', defaultChromiumMemoryMb(poolSize), 0, 16 * 1024 * 1024);
+function chromiumMemoryMb(env: NodeJS.ProcessEnv, poolSize: number, memoryMb: number): number {
+  const mb = int(env, 'CHROMIUM_MEMORY_MB', defaultChromiumMemoryMb(poolSize, memoryMb), 0, 16 * 1024 * 1024);
   if (mb !== 0 && mb < 256) throw new ConfigError(`CHROMIUM_MEMORY_MB must be 0 (no cgroup) or at least 256, got ${mb}`);
   return mb;
 }

@@ -47,6 +47,7 @@ import { ErrorImageService } from './services/errorImages.js';
 import { Lifecycle } from './services/lifecycle.js';
 import { PressureService } from './services/pressure.js';
 import { trackConnections, withDrain } from './http/drain.js';
+import { heapStatus } from './heapLimit.js';
 
 /** The open endpoint's windows, stored under a keyed hash of the client, never its address. */
 function keyedWindows(windows: OpenRenderWindows, masterKey: Buffer): OpenRenderWindows {
@@ -180,7 +181,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       deadlines: deadlinesFor(config.renderTimeoutMs, config.anonymousRenderTimeoutMs, config.trialRenderTimeoutMs),
     });
     const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics, redis?.hotTier);
-    const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: googleConfigured(config) }, clock);
+    const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: googleConfigured(config), nodeHeap: heapStatus(config.heapLimit) }, clock);
     const billing = new BillingService(store, clock, config.publicBaseUrl, (html, owner) => livePool.pdfFromHtml(html, owner));
     // this process's id: its usage reservations and outbox claims are its own
     const instanceId = randomUUID();

@@ -1,8 +1,9 @@
 // Where Chromium's cgroup goes: which hierarchy (v2, or v1 on older and hybrid hosts), under
-// which parent (always the group this service is in), and delegating the v2 controllers.
+// which parent (always the group this service is in), and delegating the v2 controllers; and the
+// memory limit the service itself runs under (Node's heap follows it: src/heapLimit.ts).
 // cgroup.ts makes, joins and removes the group itself. Why: docs/decisions/0014-memory-wall.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export type CgroupVersion = 'v1' | 'v2';
 
@@ -99,6 +100,44 @@ function enableV2Controllers(parent: string): { pids: boolean } | { reason: stri
     }
   }
   return { pids: want.includes('pids') };
+}
+
+/** v1's "no limit" is the largest page-aligned 63-bit number (9223372036854771712); anything
+ *  from 2^62 on is taken as no limit. */
+const V1_UNLIMITED = 2 ** 62;
+
+/** A limit file's bytes, or null for no limit (v2 "max", v1's huge number) or no file. */
+function limitIn(file: string): number | null {
+  if (!existsSync(file)) return null;
+  const text = read(file);
+  if (!/^\d+$/.test(text)) return null;
+  const bytes = Number(text);
+  return bytes >= V1_UNLIMITED ? null : bytes;
+}
+
+/**
+ * The memory limit this process runs under: the smallest memory.max (v2) or
+ * memory.limit_in_bytes (v1) of its own cgroup and every group above it that it can see (a
+ * container's own group is the root of its cgroup mount); null when none is set. Chromium's own
+ * group (cgroup.ts) sits below it, so the limit covers Node and Chromium together.
+ */
+export function ownMemoryLimit(root = '/sys/fs/cgroup', selfCgroup = readFileSync('/proc/self/cgroup', 'utf8')): { bytes: number; version: CgroupVersion } | null {
+  const own = ownPaths(selfCgroup);
+  const hierarchies: Array<{ version: CgroupVersion; mount: string; path: string | undefined; file: string }> = [
+    { version: 'v2', mount: root, path: own.unified, file: 'memory.max' },
+    { version: 'v2', mount: join(root, 'unified'), path: own.unified, file: 'memory.max' },
+    { version: 'v1', mount: join(root, 'memory'), path: own.memory, file: 'memory.limit_in_bytes' },
+  ];
+  let best: { bytes: number; version: CgroupVersion } | null = null;
+  for (const h of hierarchies) {
+    if (h.path === undefined || !existsSync(h.mount)) continue;
+    for (let path = h.path; ; path = dirname(path)) {
+      const bytes = limitIn(join(under(h.mount, path), h.file));
+      if (bytes !== null && (best === null || bytes < best.bytes)) best = { bytes, version: h.version };
+      if (path === '/' || path === '.' || path === '') break;
+    }
+  }
+  return best;
 }
 
 /** The directories this process makes Chromium's groups under (tests plant leftovers there). */

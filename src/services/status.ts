@@ -3,6 +3,7 @@
 import type { PageRequest, PageResult, PoolStats, RendererInfo } from '../render/renderer.js';
 import { systemClock, type Clock } from '../clock.js';
 import { withDeadline } from '../settle.js';
+import type { heapStatus } from '../heapLimit.js';
 
 export interface StatusReport {
   status: 'healthy' | 'degraded';
@@ -17,8 +18,12 @@ export interface StatusReport {
   memoryWall?: NonNullable<PoolStats['memoryWall']>;
   /** Pages reloaded or replaced since start, by reason (resetReasons.ts). */
   pageResets?: NonNullable<PoolStats['resetsByReason']>;
+  /** Node's heap limit in effect and where it came from (src/heapLimit.ts). */
+  nodeHeap?: NodeHeapStatus;
   timestamp: string;
 }
+
+export type NodeHeapStatus = ReturnType<typeof heapStatus>;
 
 /** What the status check needs of the pool. */
 export interface ProbePool {
@@ -33,6 +38,7 @@ export interface StatusOptions {
   probeTtlMs?: number;
   /** Longest a probe may take before the pool counts as unable to render, ms. */
   probeDeadlineMs?: number;
+  nodeHeap?: NodeHeapStatus;
 }
 
 const PROBE: PageRequest = {
@@ -75,6 +81,7 @@ export class StatusService {
       ...this.renderer(),
       ...this.memoryWall(),
       ...this.pageResets(),
+      ...(this.opts.nodeHeap && { nodeHeap: { ...this.opts.nodeHeap } }),
       timestamp: new Date(this.clock.now()).toISOString(),
     };
     const reason = health.ok ? kvLatency.reason : health.reason;

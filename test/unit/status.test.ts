@@ -40,6 +40,12 @@ describe('StatusService', () => {
     expect(r.status).to.equal('healthy');
   });
 
+  it("reports Node's heap limit as it was given, and nothing when none was", async () => {
+    const nodeHeap = { limitMb: 1072, oldSpaceMb: 1024, source: 'cgroup v2 memory.max', memoryMb: 4096, memorySource: 'cgroup v2 memory.max' as const };
+    expect((await new StatusService(fakePool({}), store, { ...opts, nodeHeap }).report()).nodeHeap).to.deep.equal(nodeHeap);
+    expect(await new StatusService(fakePool({}), store, opts).report()).to.not.have.property('nodeHeap');
+  });
+
   it('reuses a probe result within its ttl', async () => {
     const pool = fakePool({});
     const svc = new StatusService(pool, store, opts);

@@ -71,6 +71,19 @@ export const statusSchema = {
       properties: Object.fromEntries(RESET_REASONS.map((r) => [r, { type: 'integer', minimum: 0 }])),
       additionalProperties: false,
     },
+    nodeHeap: {
+      type: 'object',
+      description:
+        "Node's heap limit in effect and where it came from: MAX_HEAP_MB, else a quarter of the memory the process may use (its cgroup's limit, else the host's memory), applied as --max-old-space-size by `chartshot serve`.",
+      required: ['limitMb', 'oldSpaceMb', 'source', 'memoryMb', 'memorySource'],
+      properties: {
+        limitMb: { type: 'integer', description: "V8's heap limit in effect, MB: the old space plus the young generation." },
+        oldSpaceMb: { type: ['integer', 'null'], description: "The --max-old-space-size Node runs with; null when it runs with V8's default." },
+        source: { type: 'string', description: 'MAX_HEAP_MB, cgroup v2 memory.max, cgroup v1 memory.limit_in_bytes or host memory (the default), node --max-old-space-size (a flag given to Node itself), or node default (a server not started by `chartshot serve`).' },
+        memoryMb: { type: 'integer', description: 'The memory the process (Node and Chromium) may use, MB.' },
+        memorySource: { type: 'string', enum: ['cgroup v2 memory.max', 'cgroup v1 memory.limit_in_bytes', 'host memory'] },
+      },
+    },
     timestamp: { ...isoTimestamp, description: 'When this report was made.' },
   },
 } as const;
