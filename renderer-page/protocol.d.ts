@@ -71,6 +71,12 @@ export interface PageOptions {
   /** data:image URLs drawn behind the chart in order (renderer-page/images.js): QuickChart's
    *  backgroundImageUrl, /qr's code and center image. The answer is then a promise. */
   images?: ReadonlyArray<PlacedImage>;
+  /** The IANA time zone the page must be drawing in (Chromium's emulation, set by Node before the
+   *  render): the page refuses to draw in any other. Node always sends it (src/render/page.ts). */
+  timezone?: string;
+  /** The BCP 47 locale the page must be formatting in, as timezone; also Chart.js 3 and 4's
+   *  options.locale unless the config sets one. */
+  locale?: string;
   /** Sent behind another render on this page before that one's answer came back (a ride,
    *  src/render/pool.ts): refused (PageFailure.rideRefused) unless the render before it ended
    *  here, drew, and left nothing that needs a reset. */
@@ -133,6 +139,10 @@ export interface PageFailure {
   memoryBudget?: true;
   /** A ride refused: nothing ran; Node sends the request again on a clean page. */
   rideRefused?: true;
+  /** The request's time zone (or locale) is one this page's Intl does not know: nothing ran. */
+  unknownZone?: 'timezone' | 'locale';
+  /** The page was not in the zone or locale its request named: nothing ran; the page is replaced. */
+  wrongZone?: true;
 }
 
 export type PageAnswer = PageResult | PageFailure;

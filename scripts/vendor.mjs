@@ -132,6 +132,7 @@ const HARNESS_MODULES = [
   'patches.js', // text patches (template overrides)
   'plugins.js', // per-chart plugins (background, watermark, datalabels) and type checks
   'chart-life.js', // sizes, error messages, chart disposal
+  'zone.js', // the zone and locale a render must be drawn in
   'canvas-cache.js', // the kept canvases
   'output.js', // PNG and SVG
   'parts.js', // the part boxes golden-image tests ask for

@@ -13,6 +13,7 @@ import { parsePlanName, PLANS } from './rules/plans.js';
 import { checkColor, checkDimensions, checkFormat, parseChartConfig } from './chart/request.js';
 import { MAX_SIGNED_LIFETIME_S, signQuery } from './services/signing.js';
 import { AppError } from './errors.js';
+import { checkLocale, checkTimezone } from './chart/zoneLocale.js';
 import { BILLING_USAGE, BillingUsageError } from './cli-billing-usage.js';
 import { MIGRATE_USAGE, MigrateUsageError } from './cli-migrate-usage.js';
 import { emailProblem } from './rules/email.js';
@@ -27,11 +28,11 @@ const USAGE = `usage: chartshot <command>
   accounts create --plan <trial|starter|growth|enterprise> [--email E] [--json]
   keys create --account <id> [--test] [--json] | keys revoke <key_id> | keys list --account <id> [--json]
   sessions create --account <id> [--json]
-  render <config.json> -o <out> [--format png|svg|pdf] [--width W] [--height H] [--background CSS]
+  render <config.json> -o <out> [--format png|svg|pdf] [--width W] [--height H] [--background CSS] [--timezone IANA] [--locale BCP47]
   mcp                                              an MCP server on stdio (tools render_chart, validate_config, list_chart_types)
-  sign --key-id <id> --secret <secret> --expires-in <seconds> <config.json> [--width W] [--height H] [--format F] [--base-url URL]
+  sign --key-id <id> --secret <secret> --expires-in <seconds> <config.json> [--width W] [--height H] [--format F] [--timezone IANA] [--locale BCP47] [--base-url URL]
 ${TEST_USAGE}
-  --version                                        the version and what renders (Chart.js, Chromium, fonts)
+  --version                                        the version and what renders (Chart.js, Chromium, fonts, TIMEZONE, LOCALE)
 ${BILLING_USAGE}
 ${MIGRATE_USAGE}`;
 
@@ -106,7 +107,7 @@ async function serve(config: Config): Promise<void> {
 async function printVersion(config: Config): Promise<void> {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   const { RendererFingerprint, chromiumVersionOf } = await import('./render/fingerprint.js');
-  const fp = await RendererFingerprint.detect(await chromiumVersionOf(config.chromiumPath), config.fontsDir);
+  const fp = await RendererFingerprint.detect(await chromiumVersionOf(config.chromiumPath), config.fontsDir, { timezone: config.timezone, locale: config.locale });
   process.stdout.write(`chartshot ${pkg.version} (build ${config.buildHash})\n${fp.header()}\n`);
 }
 
@@ -131,6 +132,8 @@ async function main(argv: string[]): Promise<void> {
       width: { type: 'string' },
       height: { type: 'string' },
       background: { type: 'string' },
+      timezone: { type: 'string' },
+      locale: { type: 'string' },
       'key-id': { type: 'string' },
       secret: { type: 'string' },
       'expires-in': { type: 'string' },
@@ -213,12 +216,17 @@ async function main(argv: string[]): Promise<void> {
     const plan = PLANS.enterprise;
     const { width, height } = checkDimensions(o.width ?? '800', o.height ?? '400', plan);
     const format = checkFormat(o.format ?? (output.endsWith('.svg') ? 'svg' : output.endsWith('.pdf') ? 'pdf' : 'png'), plan);
+    // absent: TIMEZONE and LOCALE (UTC and en-US), never the shell's TZ or LANG
+    const timezone = checkTimezone(o.timezone, '--timezone');
+    const locale = checkLocale(o.locale, '--locale');
     const [{ createLogger }, { startPool }, { RenderService }] = await Promise.all([import('./log.js'), import('./main.js'), import('./services/render.js')]);
     const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
     const pool = await startPool({ ...config, poolSize: 1 }, log);
     try {
       const img = await new RenderService(pool).render({
         config: config0, width, height, format, backgroundColor: checkColor(o.background), allowFunctions: true, watermark: null,
+        ...(timezone !== undefined ? { timezone } : {}),
+        ...(locale !== undefined ? { locale } : {}),
       });
       writeFileSync(output, img.body);
       process.stderr.write(`wrote ${output} (${format}, ${width}x${height}, ${img.body.length} bytes, ${img.renderMs.toFixed(1)} ms)\n`);
@@ -240,9 +248,13 @@ async function main(argv: string[]): Promise<void> {
     checkDimensions(o.width ?? '800', o.height ?? '400', PLANS.enterprise);
     if (o.format !== undefined) checkFormat(o.format, PLANS.enterprise);
     checkColor(o.background, '--background');
+    const timezone = checkTimezone(o.timezone, '--timezone');
+    const locale = checkLocale(o.locale, '--locale');
     const params: Record<string, string> = { chart, width: o.width ?? '800', height: o.height ?? '400' };
     if (o.format) params.format = o.format;
     if (o.background) params.backgroundColor = o.background;
+    if (timezone) params.timezone = timezone;
+    if (locale) params.locale = locale;
     const exp = Math.floor(systemClock.now() / 1000) + Number(expiresIn);
     const base = (o['base-url'] ?? config.publicBaseUrl).replace(/\/+$/, '');
     process.stdout.write(`${base}/v1/chart?${signQuery(params, keyId, secret, exp)}\n`);

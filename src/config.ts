@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { listFontFiles } from './render/fonts.js';
 import { ownMemoryLimit } from './render/cgroupLayout.js';
 import { defaultHeapMb, heapFlagMb, type HeapLimit, type MemorySource } from './heapLimit.js';
+import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, parseLocale, parseTimezone } from './chart/zoneLocale.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 /** pretty: one readable line per event; json: one JSON object per line; auto: pretty on a terminal. */
@@ -90,6 +91,10 @@ export interface Config {
   readonly renderMemoryMb: number;
   /** FONTS_DIR: a folder of .ttf/.otf/.woff2 files every page can draw with; null = system fonts only. */
   readonly fontsDir: string | null;
+  /** TIMEZONE: the IANA zone every page draws in when a request names none (never the host's TZ). */
+  readonly timezone: string;
+  /** LOCALE: the BCP 47 locale every page formats in when a request names none (never the host's LANG). */
+  readonly locale: string;
   /** OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT and friends: traces over OTLP/HTTP; null = tracing off, nothing loaded. */
   readonly otel: OtelConfig | null;
 }
@@ -262,8 +267,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chromiumPidsMax: int(env, 'CHROMIUM_PIDS_MAX', defaultChromiumPidsMax(poolSize), 64, 1_000_000),
     renderMemoryMb: int(env, 'RENDER_MEMORY_MB', 256, 16, 65536),
     fontsDir: fontsDir(env),
+    ...zoneLocale(env),
     otel: otelConfig(env),
   });
+}
+
+/** TIMEZONE and LOCALE, checked as a request's fields are (src/chart/zoneLocale.ts); never TZ or LANG. */
+function zoneLocale(env: NodeJS.ProcessEnv): Pick<Config, 'timezone' | 'locale'> {
+  const zone = parseTimezone(env.TIMEZONE?.trim() || DEFAULT_TIMEZONE);
+  if ('problem' in zone) throw new ConfigError(`TIMEZONE ${zone.problem}`);
+  const locale = parseLocale(env.LOCALE?.trim() || DEFAULT_LOCALE);
+  if ('problem' in locale) throw new ConfigError(`LOCALE ${locale.problem}`);
+  return { timezone: zone.timezone, locale: locale.locale };
 }
 
 /** REMOTE_IMAGES_ALLOW: comma-separated host names (or IP literals), no schemes, ports, paths or wildcards. */

@@ -149,6 +149,8 @@ export async function startPool(config: Config, log: Logger): Promise<Renderer> 
       ...(config.chromiumMemoryMb > 0 && { memoryWall: { memoryMb: config.chromiumMemoryMb, pidsMax: config.chromiumPidsMax } }),
       renderMemoryMb: config.renderMemoryMb,
       fontsDir: config.fontsDir,
+      timezone: config.timezone,
+      locale: config.locale,
     },
     log,
   );

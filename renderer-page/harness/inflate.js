@@ -63,6 +63,9 @@ async function renderWithImages(req, t0) {
  */
 function render(req) {
   var t0 = now();
+  // nothing runs in a zone or locale other than the request's
+  var refused = isObject(req) ? zoneRefusal(req) : null;
+  if (refused !== null) return refused;
   if (allocGuard) allocGuard.reset(isObject(req) ? req.memoryBudgetMb : undefined);
   if (isObject(req) && req.images !== undefined && Images) return renderWithImages(req, t0);
   if (isObject(req) && typeof req.configDeflated === 'string') return renderDeflated(req, t0);

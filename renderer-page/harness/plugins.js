@@ -132,6 +132,10 @@ function prepare(cfg, req, ratio, images, st) {
   o.responsive = false;
   o.animation = false;
   o.devicePixelRatio = ratio;
+  // Chart.js 3 and 4 format numbers with Intl in options.locale, caching each formatter page-wide
+  // by that locale: left undefined, the first render's default locale would format every later
+  // render's ticks. The request's locale (the page's own, emulated) unless the config names one.
+  if (MAJOR >= 3 && o.locale === undefined && typeof req.locale === 'string') o.locale = req.locale;
   // a static image never receives an event: no listeners bound on the canvas and unbound at
   // destroy (addEventListener + removeEventListener were 3% of the renderer's main thread)
   o.events = [];

@@ -5,6 +5,7 @@ import { PLANS, type Format, type Plan } from '../rules/plans.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './jsonDepth.js';
 import { chartjs2Hint } from './configHints.js';
 import { CHART_TYPES } from './chartTypes.js';
+import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, type ZoneLocale } from './zoneLocale.js';
 
 export type ChartConfig = Record<string, unknown>;
 
@@ -40,6 +41,10 @@ export interface RenderRequest {
   /** data:image URLs drawn behind the chart in order: QuickChart's backgroundImageUrl (remote
    *  ones fetched by the service), /qr's code and center image. */
   readonly images?: readonly PlacedImage[];
+  /** IANA time zone the page draws in (chart/zoneLocale.ts); absent = the instance's TIMEZONE. */
+  readonly timezone?: string;
+  /** BCP 47 locale the page formats in; absent = the instance's LOCALE. */
+  readonly locale?: string;
 }
 
 export type RasterType = 'webp' | 'jpeg';
@@ -226,6 +231,12 @@ export function withConfigJson(req: RenderRequest): RenderRequest {
   return req.configJson !== undefined ? req : { ...req, configJson: JSON.stringify(req.config) };
 }
 
+/** The request with a zone and locale, `defaults`' where it names none (the same object when it names both). */
+export function withZoneLocale(req: RenderRequest, defaults: ZoneLocale): RenderRequest {
+  if (req.timezone !== undefined && req.locale !== undefined) return req;
+  return { ...req, timezone: req.timezone ?? defaults.timezone, locale: req.locale ?? defaults.locale };
+}
+
 /** The request as a record keeps it: without the config's text (the config itself is kept). */
 export function storedRequest(req: RenderRequest): RenderRequest {
   if (req.configJson === undefined) return req;
@@ -258,6 +269,9 @@ function variant(req: RenderRequest): Record<string, unknown> {
   if (req.raster !== undefined) out.rs = [req.raster.type, req.raster.quality];
   // the image's bytes, not its URL: what the URL answered is what was drawn
   if (req.images !== undefined) out.im = createHash('sha256').update(JSON.stringify(req.images)).digest('base64url');
+  // UTC and en-US (the defaults' defaults) leave the digest as it was before requests had them
+  if (req.timezone !== undefined && req.timezone !== DEFAULT_TIMEZONE) out.tz = req.timezone;
+  if (req.locale !== undefined && req.locale !== DEFAULT_LOCALE) out.lc = req.locale;
   return out;
 }
 

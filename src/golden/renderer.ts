@@ -2,7 +2,7 @@
 
 export const RENDERER_FILE = '.chartshot-renderer';
 
-/** "chartjs=4.6.1; chromium=156.0.8078.79; fonts=3f9a1c2b" -> its parts (unknown text -> {}). */
+/** "chartjs=4.6.1; chromium=156.0.8078.79; fonts=3f9a1c2b; timezone=UTC; locale=en-US" -> its parts (unknown text -> {}). */
 export function parseFingerprint(text: string): Record<string, string> {
   const parts: Record<string, string> = {};
   for (const item of text.trim().split(';')) {
@@ -23,7 +23,9 @@ export function rendererChange(recorded: string, current: string): string | null
   const a = parseFingerprint(recorded);
   const b = parseFingerprint(current);
   const changes: string[] = [];
-  for (const key of ['chartjs', 'chromium', 'fonts']) {
+  // a fingerprint from before zones and locales were in it was drawn in whatever the host had:
+  // nothing to compare with
+  for (const key of ['chartjs', 'chromium', 'fonts', 'timezone', 'locale']) {
     const was = a[key];
     const now = b[key];
     if (!was || !now || was === now) continue;

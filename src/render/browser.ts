@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { ChromiumCgroup, noWall, type MemoryWallStatus } from './cgroup.js';
 import { CdpPipe, type DirectCall } from './cdpPipe.js';
 import { afterMs, onAbort, settle, waitAtMost } from '../settle.js';
+import { DEFAULT_TIMEZONE } from '../chart/zoneLocale.js';
 
 /**
  * How Chromium is contained. `setpriv`: the service runs as root and Chromium runs as an
@@ -31,6 +32,8 @@ export interface BrowserOptions {
   memoryWall?: { memoryMb: number; pidsMax: number };
   /** The fontconfig file Chromium reads (src/render/fonts.ts: aliases, FONTS_DIR); unset: the system's. */
   fontconfigFile?: string;
+  /** TIMEZONE: Chromium's TZ (every page is emulated into its render's zone as well: page.ts). Default UTC. */
+  timezone?: string;
 }
 
 const SETPRIV = '/usr/bin/setpriv';
@@ -104,16 +107,21 @@ function freshProfile(owner: { uid: number; gid: number } | null): string {
 }
 
 /**
- * Chromium's environment: locale, time zone and font settings only, so the service's secrets
- * (SMTP_URL, tokens) never reach a process another user may inspect. HOME is the profile, which
- * the browser's user can write.
+ * Chromium's environment: set here, never inherited, so the service's secrets (SMTP_URL, tokens)
+ * never reach a process another user may inspect, and the host's TZ, LANG and LC_* never reach
+ * an image (Chromium takes its zone from TZ: one config drew ticks at 12AM under TZ=UTC and 9AM
+ * under TZ=Asia/Tokyo). TZ is TIMEZONE and the locale a neutral C.UTF-8; each page is emulated
+ * into its render's zone and locale besides (page.ts). HOME is the profile, which the browser's
+ * user can write.
  */
-function browserEnv(home: string): Record<string, string> {
-  const env: Record<string, string> = { HOME: home, PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|FONTCONFIG_FILE|FONTCONFIG_PATH)$/.test(k)) env[k] = v;
-  }
-  return env;
+export function browserEnv(home: string, timezone = DEFAULT_TIMEZONE, fontconfigFile?: string): Record<string, string> {
+  return {
+    HOME: home,
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    TZ: timezone,
+    LANG: 'C.UTF-8',
+    ...(fontconfigFile ? { FONTCONFIG_FILE: fontconfigFile } : {}),
+  };
 }
 
 /** The modes to try, best first; a mode an earlier launch settled on is kept. */
@@ -199,7 +207,7 @@ async function launchAs(mode: SandboxMode, opts: BrowserOptions, log: Logger): P
     const child = spawn(wrapper?.path ?? opts.chromiumPath, args, {
       // its own process group, so that ending it ends every process it started
       detached: true,
-      env: { ...browserEnv(profile), ...(opts.fontconfigFile ? { FONTCONFIG_FILE: opts.fontconfigFile } : {}) },
+      env: browserEnv(profile, opts.timezone, opts.fontconfigFile),
       stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
     });
     proc = child;

@@ -1,5 +1,7 @@
-// The renderer fingerprint: which Chart.js, which Chromium and which fonts drew an image. Any
-// of the three can move pixels, so golden-image tests record it and image responses carry it.
+// The renderer fingerprint: which Chart.js, which Chromium and which fonts drew an image, and the
+// time zone and locale a request that names none is drawn in (TIMEZONE, LOCALE). Any of them can
+// move pixels, so golden-image tests record it and image responses carry it; nothing else of the
+// host does (its TZ and LANG never reach a page: browser.ts, page.ts).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -7,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fontsDirHash } from './fonts.js';
+import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, DEFAULT_ZONE_LOCALE, type ZoneLocale } from '../chart/zoneLocale.js';
 
 export type ChartjsMajor = 2 | 3 | 4;
 
@@ -71,25 +74,30 @@ export interface RendererParts {
   chartjs: Record<ChartjsMajor, string>;
   chromium: string;
   fonts: string;
+  /** TIMEZONE and LOCALE; absent: UTC and en-US. */
+  timezone?: string;
+  locale?: string;
 }
 
 /** What draws images here, as one header value per Chart.js major version. */
 export class RendererFingerprint {
   constructor(readonly parts: RendererParts) {}
 
-  /** `chartjs=4.6.1; chromium=156.0.8078.79; fonts=3f9a1c2b` for the Chart.js version a request used. */
+  /** `chartjs=4.6.1; chromium=156.0.8078.79; fonts=3f9a1c2b; timezone=UTC; locale=en-US` for the
+   *  Chart.js version a request used. */
   header(chartjs: ChartjsMajor = 4): string {
-    return `chartjs=${this.parts.chartjs[chartjs]}; chromium=${this.parts.chromium}; fonts=${this.parts.fonts}`;
+    const p = this.parts;
+    return `chartjs=${p.chartjs[chartjs]}; chromium=${p.chromium}; fonts=${p.fonts}; timezone=${p.timezone ?? DEFAULT_TIMEZONE}; locale=${p.locale ?? DEFAULT_LOCALE}`;
   }
 
   /** `fontsDir`: FONTS_DIR (null: system fonts only), hashed as the pool's browser is given it. */
-  static async detect(chromiumVersion: string, fontsDir: string | null = null): Promise<RendererFingerprint> {
-    return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(chromiumVersion), fonts: await fontsHash(fontsDir) });
+  static async detect(chromiumVersion: string, fontsDir: string | null = null, zone: ZoneLocale = DEFAULT_ZONE_LOCALE): Promise<RendererFingerprint> {
+    return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(chromiumVersion), fonts: await fontsHash(fontsDir), ...zone });
   }
 }
 
 /** What a running browser draws with: `browserVersion` is browser.version(); `fonts` the
- *  fontsHash() started while the browser launched. */
-export async function fingerprintOf(browserVersion: Promise<string>, fonts: Promise<string>): Promise<RendererFingerprint> {
-  return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(await browserVersion), fonts: await fonts });
+ *  fontsHash() started while the browser launched; `zone` TIMEZONE and LOCALE. */
+export async function fingerprintOf(browserVersion: Promise<string>, fonts: Promise<string>, zone: ZoneLocale = DEFAULT_ZONE_LOCALE): Promise<RendererFingerprint> {
+  return new RendererFingerprint({ chartjs: chartjsVersions(), chromium: parseChromiumVersion(await browserVersion), fonts: await fonts, ...zone });
 }

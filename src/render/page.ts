@@ -8,6 +8,7 @@ import { PAGE_LIMITS, type PageLimits } from './pageLimits.js';
 import type { DirectCall } from './cdpPipe.js';
 import { afterMs, afterSettled, onAbort, settle, withDeadline } from '../settle.js';
 import type { FloorResult, PageFailure, PageOptions, PageRequest as WireRequest, PageResult, PartBox } from '../../renderer-page/protocol.js';
+import { DEFAULT_ZONE_LOCALE, type ZoneLocale } from '../chart/zoneLocale.js';
 
 export type { PageResult, PartBox, WireRequest };
 
@@ -28,8 +29,9 @@ export interface PageRequest extends PageOptions {
  */
 export class RenderError extends Error {
   constructor(
-    /** memory: the render went over its memory budget in the page, or Chromium's cgroup limit. */
-    readonly kind: 'config' | 'budget' | 'timeout' | 'crash' | 'busy' | 'too_large' | 'memory',
+    /** memory: the render went over its memory budget in the page, or Chromium's cgroup limit.
+     *  zone: the page's Intl knows no such time zone or locale (the message names which). */
+    readonly kind: 'config' | 'budget' | 'timeout' | 'crash' | 'busy' | 'too_large' | 'memory' | 'zone',
     message: string,
     /** busy only: the estimated time until a page would be free (Retry-After). */
     readonly retryAfterMs?: number,
@@ -173,6 +175,9 @@ export class RenderPage {
   private interrupted: Promise<boolean> | null = null;
   /** Interruptions so far: a ride tells one of the render ahead of it from its own. */
   private interrupts = 0;
+  /** The zone and locale this page's emulation was last sent (Chromium keeps them across the
+   *  page's loads); null: none sent yet. */
+  private emulated: ZoneLocale | null = null;
 
   constructor(
     readonly id: number,
@@ -186,6 +191,8 @@ export class RenderPage {
     private readonly limits: PageLimits = PAGE_LIMITS,
     /** The render call past puppeteer, on this page's session (cdpPipe.ts); absent: cdp.send. */
     private readonly direct?: DirectCall,
+    /** TIMEZONE and LOCALE: a render that names no zone or locale is drawn in these. */
+    private readonly zoneDefaults: ZoneLocale = DEFAULT_ZONE_LOCALE,
   ) {}
 
   /**
@@ -218,8 +225,48 @@ export class RenderPage {
    *  once that one settled, it goes as `ride` (the page refuses it unless the render ahead ended
    *  clean), and anything that was not its own doing fails it with RideRefused. */
   render(req: WireRequest, deadlineMs?: number, behind?: Promise<unknown>): Promise<PageResult> {
-    const args = wireArguments(behind ? { ...req, ride: true } : req);
-    return this.call<PageResult>(CALL_RENDER, args, deadlineMs, fromAnswerText, behind);
+    // the page is told the zone and locale it must be in, and checks them before it draws
+    const zone: ZoneLocale = { timezone: req.timezone ?? this.zoneDefaults.timezone, locale: req.locale ?? this.zoneDefaults.locale };
+    const emulating = this.emulate(zone);
+    const args = wireArguments({ ...req, ...zone, ...(behind ? { ride: true } : {}) });
+    const drawn = this.call<PageResult>(CALL_RENDER, args, deadlineMs, fromAnswerText, behind);
+    return emulating ? Promise.all([drawn, emulating]).then(([res]) => res) : drawn;
+  }
+
+  /**
+   * Puts the page in `want`'s zone and locale with Chromium's own emulation (the zone of Date and
+   * Intl, Intl's default locale, navigator.language) when it is not there already; null when it
+   * is. The commands are not awaited before the render sent after them: a session's commands run
+   * in order in the renderer, so that render draws in the new zone (0 of 30 pipelined pairs out
+   * of order behind busy scripts) and a switch costs no round trip of its own. Chromium keeps
+   * the emulation across the page's loads. A failed switch leaves the page's zone unknown: the
+   * page is replaced. Chromium takes an unknown zone without complaint and stays where it was,
+   * so the page checks what it draws in as well (harness render.js).
+   */
+  emulate(want: ZoneLocale): Promise<void> | null {
+    const was = this.emulated;
+    if (was && was.timezone === want.timezone && was.locale === want.locale) return null;
+    this.emulated = want;
+    const sends: Promise<unknown>[] = [];
+    if (!was || was.timezone !== want.timezone) sends.push(this.command('Emulation.setTimezoneOverride', { timezoneId: want.timezone }));
+    if (!was || was.locale !== want.locale) {
+      sends.push(this.command('Emulation.setLocaleOverride', { locale: want.locale }));
+      // navigator.language(s); an empty user agent leaves the browser's own
+      sends.push(this.command('Emulation.setUserAgentOverride', { userAgent: '', acceptLanguage: want.locale }));
+    }
+    return Promise.all(sends).then(
+      () => undefined,
+      (err: unknown) => {
+        this.markDead('the time zone or locale could not be set');
+        throw new RenderError('crash', `emulating ${want.timezone} and ${want.locale} failed: ${(err as Error).message}`.slice(0, 300));
+      },
+    );
+  }
+
+  /** A CDP command on this page's session, written to the pipe now (in order with the render call). */
+  private command(method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (this.direct) return this.direct(this.cdp.id(), method, params);
+    return this.cdp.send(method as 'Emulation.setTimezoneOverride', params as unknown as Protocol.Emulation.SetTimezoneOverrideRequest);
   }
 
   /** A render of this page ran past its deadline and the page was not given back since. */
@@ -319,6 +366,12 @@ export class RenderPage {
       this.markDead('memory budget exceeded');
       return new RenderError('memory', String(f.error).slice(0, 300));
     }
+    if (f.wrongZone === true) {
+      // the emulation did not take: whatever the page is in, it is not to be trusted again
+      this.markDead('the page was not in its render\'s time zone and locale');
+      return new RenderError('crash', 'the page was not in the time zone and locale of its request');
+    }
+    if (f.unknownZone !== undefined) return new RenderError('zone', f.unknownZone);
     const kind = typeof f.imageBytes === 'number' ? 'too_large' : f.budget === true ? 'budget' : 'config';
     return new RenderError(kind, String(f.error).slice(0, 300), undefined, f.imageBytes);
   }

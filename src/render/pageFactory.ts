@@ -8,12 +8,16 @@ import { HARNESS_ORIGIN, type HarnessFile } from './harness.js';
 import { RenderPage, WARMUP, quietDomains, sleep, toWire } from './page.js';
 import { withDeadline } from '../settle.js';
 import type { Logger } from '../log.js';
+import { DEFAULT_LOCALE, DEFAULT_TIMEZONE } from '../chart/zoneLocale.js';
 
 export interface PageFactoryOptions {
   /** Pages in the pool: recycling is staggered across them. */
   size: number;
   pageMaxRenders: number;
   renderTimeoutMs: number;
+  /** TIMEZONE and LOCALE: every page is emulated into them before its harness loads. */
+  timezone?: string;
+  locale?: string;
 }
 
 /** Where pages come from: the browser supervisor. */
@@ -47,7 +51,8 @@ export class PageFactory implements Factory<RenderPage> {
       // Stagger recycling so the pages never all reload at once.
       const maxRenders = Math.round(this.opts.pageMaxRenders * (1 + ((id % this.opts.size) / this.opts.size) * 0.5));
       const cdp = await page.createCDPSession();
-      const rp = new RenderPage(id, context, page, cdp, maxRenders, this.opts.renderTimeoutMs, undefined, lb.call);
+      const zone = { timezone: this.opts.timezone ?? DEFAULT_TIMEZONE, locale: this.opts.locale ?? DEFAULT_LOCALE };
+      const rp = new RenderPage(id, context, page, cdp, maxRenders, this.opts.renderTimeoutMs, undefined, lb.call, zone);
       page.on('error', (err) => {
         // A renderer crash (memory bomb, killed process): evaluates on it would hang, and
         // isClosed() stays false, so the page is marked dead here and replaced on return.
@@ -63,6 +68,8 @@ export class PageFactory implements Factory<RenderPage> {
       // and the allocation budget: an iframe's realm counts into its page's budget
       await page.evaluateOnNewDocument(this.files.get('/alloc-guard.js')!.body.toString('utf8'));
       await quietDomains(page);
+      // the instance's zone and locale before the page runs anything, whatever Chromium's environment says
+      await withDeadline(rp.emulate(zone) ?? Promise.resolve(), 15000, 'zone emulation');
       await rp.load(15000, false);
       await rp.render(await toWire(WARMUP));
       await rp.render(await toWire({ ...WARMUP, format: 'svg' }));

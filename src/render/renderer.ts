@@ -13,6 +13,7 @@ import { RenderError, type PageRequest, type PageResult, type RenderPage } from 
 import { fingerprintOf, fontsHash, type RendererFingerprint } from './fingerprint.js';
 import { poolStats, type PoolStats } from './stats.js';
 import type { Logger } from '../log.js';
+import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, type ZoneLocale } from '../chart/zoneLocale.js';
 
 export { RenderError, type PageRequest, type PageResult, type PartBox } from './page.js';
 export type { PoolStats, RendererInfo } from './stats.js';
@@ -43,6 +44,10 @@ export interface PoolOptions {
   renderMemoryMb?: number;
   /** FONTS_DIR: fonts every page can draw with (src/render/fonts.ts); null or absent: system fonts. */
   fontsDir?: string | null;
+  /** TIMEZONE: the zone a render that names none is drawn in (default UTC). */
+  timezone?: string;
+  /** LOCALE: the locale a render that names none is drawn in (default en-US). */
+  locale?: string;
 }
 
 export class Renderer {
@@ -75,7 +80,7 @@ export class Renderer {
     await this.supervisor.prepare();
     const fonts = fontsHash(this.opts.fontsDir ?? null);
     const lb = await this.supervisor.browser();
-    this.print = await fingerprintOf(lb.browser.version(), fonts);
+    this.print = await fingerprintOf(lb.browser.version(), fonts, this.zone);
     await this.pool.start();
   }
 
@@ -113,6 +118,11 @@ export class Renderer {
       renderMemoryMb: this.opts.renderMemoryMb,
       fingerprint: this.print?.header(),
     });
+  }
+
+  /** TIMEZONE and LOCALE: the zone and locale a render that names none is drawn in. */
+  get zone(): ZoneLocale {
+    return { timezone: this.opts.timezone ?? DEFAULT_TIMEZONE, locale: this.opts.locale ?? DEFAULT_LOCALE };
   }
 
   /** What draws this renderer's images; known once start() resolved. */

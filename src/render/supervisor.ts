@@ -15,6 +15,8 @@ export interface SupervisorOptions {
   memoryWall?: { memoryMb: number; pidsMax: number };
   /** FONTS_DIR: fonts every page can draw with (fonts.ts); null or absent: system fonts. */
   fontsDir?: string | null;
+  /** TIMEZONE: Chromium's TZ (browser.ts). */
+  timezone?: string;
 }
 
 export class BrowserSupervisor {
@@ -49,7 +51,7 @@ export class BrowserSupervisor {
     if (this.current?.browser.connected) return Promise.resolve(this.current);
     if (this.closing) return Promise.reject(new Error('pool is closing'));
     if (!this.launching) {
-      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath, sandbox: this.sandboxMode, memoryWall: this.opts.memoryWall, fontconfigFile: this.fonts?.configFile }, this.log)
+      this.launching = launchBrowser({ chromiumPath: this.opts.chromiumPath, sandbox: this.sandboxMode, memoryWall: this.opts.memoryWall, fontconfigFile: this.fonts?.configFile, timezone: this.opts.timezone }, this.log)
         .then((lb) => {
           this.sandboxMode = lb.sandbox;
           this.chromiumUid = lb.uid;

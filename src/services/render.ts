@@ -2,7 +2,7 @@
 import type { Renderer } from '../render/renderer.js';
 import { RenderError } from '../render/renderer.js';
 import { pngToPdf } from '../render/pdf.js';
-import { configJsonOf, renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
+import { configJsonOf, renderDigest, withConfigJson, withZoneLocale, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
 import { PAGE_BUDGETS, type CallerClass, type RenderDeadlines } from '../render/budgets.js';
 import type { Format } from '../rules/plans.js';
@@ -10,6 +10,7 @@ import { Flights } from './flights.js';
 import { mayRunCallerCode } from '../chart/callerCode.js';
 import { dateAdapterHint } from '../chart/configHints.js';
 import type { PartBox } from '../render/renderer.js';
+import { LOCALE_RULE, TIMEZONE_RULE, type ZoneLocale } from '../chart/zoneLocale.js';
 
 export interface RenderedImage {
   body: Buffer;
@@ -92,6 +93,11 @@ export class RenderService {
     private readonly opts: RenderServiceOptions = {},
   ) {}
 
+  /** TIMEZONE and LOCALE: what a request that names no zone or locale is drawn in. */
+  get zone(): ZoneLocale {
+    return this.pool.zone;
+  }
+
   /** Callers waiting for renders in flight (the first of each included). */
   callersInFlight(): number {
     return this.inFlight.callers();
@@ -110,8 +116,9 @@ export class RenderService {
    * serialised once.
    */
   async render(given: RenderRequest, owner?: string, digestGiven?: string, signal?: AbortSignal, caller: CallerClass = 'paid'): Promise<RenderedImage> {
-    // the digest and the page share the config's one JSON text
-    const req = withConfigJson(given);
+    // the digest and the page share the config's one JSON text; the zone and locale it is drawn
+    // in are part of both
+    const req = withZoneLocale(withConfigJson(given), this.pool.zone);
     const digest = digestGiven ?? renderDigest(req);
     const flight = caller === 'paid' ? digest : `${caller}:${digest}`;
     const { value, joined } = await this.inFlight.join(flight, (abort) => this.renderNow(req, owner, abort, caller), signal);
@@ -161,6 +168,8 @@ export class RenderService {
           ...(req.textPatches !== undefined && req.textPatches.length > 0 ? { textPatches: req.textPatches } : {}),
           ...(req.raster !== undefined && req.format === 'png' ? { raster: req.raster } : {}),
           ...(req.images !== undefined ? { images: req.images } : {}),
+          ...(req.timezone !== undefined ? { timezone: req.timezone } : {}),
+          ...(req.locale !== undefined ? { locale: req.locale } : {}),
           maxImageBytes,
           budget: PAGE_BUDGETS[caller],
           ...(deadlineMs !== undefined ? { deadlineMs } : {}),
@@ -178,7 +187,7 @@ export class RenderService {
       const ms = performance.now() - started;
       if (err instanceof RenderError) {
         // an oversized image, a memory budget or another budget is the caller's config, as far as the metrics go
-        this.observer?.rendered(req.format, err.kind === 'too_large' || err.kind === 'memory' || err.kind === 'budget' ? 'config' : err.kind, ms);
+        this.observer?.rendered(req.format, err.kind === 'too_large' || err.kind === 'memory' || err.kind === 'budget' || err.kind === 'zone' ? 'config' : err.kind, ms);
         const app =
           err.kind === 'too_large'
             ? invalidInput(tooLargeDetail(err, req, maxImageBytes, this.opts.maxImageBytes))
@@ -214,6 +223,11 @@ function toAppError(err: RenderError, req: RenderRequest, caller: CallerClass): 
     case 'budget':
       // the page's message names the budget ("budget: scale "x" would build more than N ticks")
       return caller === 'anonymous' ? invalidConfig(err.message) : invalidInput(`chart config could not be rendered: ${err.message}`);
+    case 'zone':
+      // a name Node's ICU knows and Chromium's does not (the message is the field)
+      return err.message === 'locale'
+        ? invalidConfig(`locale ${req.locale ?? ''} is unknown to this renderer: use ${LOCALE_RULE}`)
+        : invalidConfig(`timezone ${req.timezone ?? ''} is unknown to this renderer: use ${TIMEZONE_RULE}`);
     case 'busy':
       // Retry-After: the pool's estimate of when a page would be free (at least 1 s)
       return serviceUnavailable((err.retryAfterMs ?? 1000) / 1000, err.message);

@@ -10,9 +10,13 @@
 // asked (1 by default). A page may define `window.oraclePrepare(cfg, extra)` in its setup script
 // to write a config as a browser page would (a plugin registered per chart, GeoJSON made from a
 // topology, a reseeded Math.random); it runs just before the chart is made.
+//
+// In a time zone and a locale: a page made with { ownContext: true } (a renderer process of its
+// own: Chromium emulates a zone per process), then oracle.emulate(page, { timezone, locale }),
+// Chromium's own emulation as chartshot's pages get it, the page loaded afresh in it.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Page } from 'puppeteer-core';
+import type { CDPSession, Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser } from '../../src/render/browser.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -33,6 +37,9 @@ export interface DrawOptions {
   frames?: number;
   /** Handed to the page's `oraclePrepare` as its second argument (JSON). */
   extra?: unknown;
+  /** The canvas's encoding (toDataURL's type; PNG when absent) and, for WebP and JPEG, its quality 0-1. */
+  type?: 'image/png' | 'image/webp' | 'image/jpeg';
+  quality?: number;
 }
 
 const scriptText = (s: OracleScript) =>
@@ -40,6 +47,9 @@ const scriptText = (s: OracleScript) =>
 
 export class FidelityOracle {
   private readonly pages = new Map<string, Promise<Page>>();
+  /** Each page's document, to load it again (emulate), and its session of emulate(). */
+  private readonly documents = new Map<Page, string>();
+  private readonly sessions = new Map<Page, Promise<CDPSession>>();
   private blank: Promise<Page> | null = null;
 
   private constructor(private readonly lb: LaunchedBrowser) {}
@@ -49,15 +59,18 @@ export class FidelityOracle {
     return new FidelityOracle(await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent')));
   }
 
-  /** A page with these scripts loaded in order, then `setup`; the same scripts and setup give the same page. */
-  page(scripts: OracleScript[], setup = ''): Promise<Page> {
-    const key = JSON.stringify([scripts, setup]);
+  /** A page with these scripts loaded in order, then `setup`; the same scripts and setup give the same page.
+   *  `ownContext`: in a browser context of its own (its own renderer process), for emulate(). */
+  page(scripts: OracleScript[], setup = '', opts: { ownContext?: boolean } = {}): Promise<Page> {
+    const key = JSON.stringify([scripts, setup, opts.ownContext === true]);
     let page = this.pages.get(key);
     if (!page) {
       page = (async () => {
-        const p = await this.lb.browser.newPage();
+        const p = opts.ownContext ? await (await this.lb.browser.createBrowserContext()).newPage() : await this.lb.browser.newPage();
         const tags = scripts.map((s) => `<script>${scriptText(s)}</script>`).join('\n');
-        await p.setContent(`<!doctype html><html><body style="margin:0">${tags}${setup ? `<script>${setup}</script>` : ''}</body></html>`);
+        const html = `<!doctype html><html><body style="margin:0">${tags}${setup ? `<script>${setup}</script>` : ''}</body></html>`;
+        this.documents.set(p, html);
+        await p.setContent(html);
         return p;
       })();
       this.pages.set(key, page);
@@ -65,10 +78,28 @@ export class FidelityOracle {
     return page;
   }
 
-  /** The PNG plain Chart.js draws for `chart` on `page`. */
+  /**
+   * Puts a page made with ownContext in a time zone and locale with Chromium's own emulation (the
+   * zone of Date and Intl, Intl's default locale, navigator.language), then loads its document
+   * again: Chart.js keeps page-wide caches (a number formatter per locale) that a reader's browser
+   * starts without, and its scripts run anew. (setContent keeps the window: a setup script that
+   * wraps a built-in wraps it once.)
+   */
+  async emulate(page: Page, zone: { timezone: string; locale: string }): Promise<void> {
+    // one session a page: its emulation lasts while it is attached, and a second one's would collide
+    let cdp = this.sessions.get(page);
+    if (!cdp) this.sessions.set(page, (cdp = page.createCDPSession()));
+    const session = await cdp;
+    await session.send('Emulation.setTimezoneOverride', { timezoneId: zone.timezone });
+    await session.send('Emulation.setLocaleOverride', { locale: zone.locale });
+    await session.send('Emulation.setUserAgentOverride', { userAgent: '', acceptLanguage: zone.locale });
+    await page.setContent(this.documents.get(page)!);
+  }
+
+  /** The PNG plain Chart.js draws for `chart` on `page` (or its WebP or JPEG: opts.type). */
   async draw(page: Page, chart: unknown, opts: DrawOptions): Promise<Buffer> {
     const b64 = await page.evaluate(
-      async (cfgText: string, w: number, h: number, bg: string | null, ratio: number, frames: number, extraText: string) => {
+      async (cfgText: string, w: number, h: number, bg: string | null, ratio: number, frames: number, extraText: string, type: string, quality: number | null) => {
         const win = window as unknown as {
           Chart: new (c: HTMLCanvasElement, cfg: unknown) => { destroy(): void };
           oraclePrepare?: (cfg: Record<string, unknown>, extra: unknown) => void;
@@ -97,7 +128,7 @@ export class FidelityOracle {
         document.body.appendChild(canvas);
         const chart = new win.Chart(canvas, cfg);
         for (let i = 0; i < frames; i++) await new Promise((r) => requestAnimationFrame(r));
-        const url = canvas.toDataURL('image/png');
+        const url = quality === null ? canvas.toDataURL(type) : canvas.toDataURL(type, quality);
         chart.destroy();
         canvas.remove();
         return url.slice(url.indexOf(',') + 1);
@@ -109,6 +140,8 @@ export class FidelityOracle {
       opts.ratio ?? 1,
       opts.frames ?? 0,
       JSON.stringify(opts.extra ?? null),
+      opts.type ?? 'image/png',
+      opts.quality ?? null,
     );
     return Buffer.from(b64, 'base64');
   }

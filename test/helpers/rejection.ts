@@ -11,3 +11,14 @@ export async function rejection<E extends Error>(p: Promise<unknown>, type: new 
   }
   throw new Error(`expected a rejection with ${type.name}`);
 }
+
+/** Calls `f`, which must throw an instance of `type`; returns that error. */
+export function thrown<E extends Error>(f: () => unknown, type: new (...args: never[]) => E): E {
+  try {
+    f();
+  } catch (err) {
+    expect(err).to.be.instanceOf(type);
+    return err as E;
+  }
+  throw new Error(`expected a throw of ${type.name}`);
+}

@@ -23,7 +23,7 @@ describe('the typed client', function () {
     expect(png.format).to.equal('png');
     expect(png.contentType).to.equal('image/png');
     expect(decodePng(png.body)).to.include({ width: 300, height: 150 });
-    expect(png.renderer).to.match(/^chartjs=4\.6\.1; chromium=[\d.]+; fonts=[0-9a-f]{8}$/);
+    expect(png.renderer).to.match(/^chartjs=4\.6\.1; chromium=[\d.]+; fonts=[0-9a-f]{8}; timezone=UTC; locale=en-US$/);
     const svg = await client.render({ c: JSON.stringify(BAR), width: 300, height: 150, format: 'svg' });
     expect(svg.format).to.equal('svg');
     expect(svg.body.toString('utf8')).to.match(/^<svg /);

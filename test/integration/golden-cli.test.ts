@@ -82,7 +82,7 @@ describe('chartshot test: golden images', function () {
     expect(decodePng(readFileSync(join(dir, 'bar.png')))).to.include({ width: 400, height: 200 });
     expect(readFileSync(join(dir, 'line.svg'), 'utf8')).to.match(/^<svg /);
     expect(existsSync(join(dir, 'more', 'pie.png'))).to.equal(true);
-    expect(readFileSync(join(dir, '.chartshot-renderer'), 'utf8')).to.match(/^chartjs=4\.6\.1; chromium=\d+\.\d+\.\d+\.\d+; fonts=[0-9a-f]{8}\n$/);
+    expect(readFileSync(join(dir, '.chartshot-renderer'), 'utf8')).to.match(/^chartjs=4\.6\.1; chromium=\d+\.\d+\.\d+\.\d+; fonts=[0-9a-f]{8}; timezone=UTC; locale=en-US\n$/);
 
     const again = await cli('test', dir, '--jobs', '1');
     expect(again.code, again.out + again.err).to.equal(0);

@@ -8,7 +8,7 @@ import { apiKey, post } from '../helpers/client.js';
 import { chartjsVersions, fontsHash, RendererFingerprint } from '../../src/render/fingerprint.js';
 import { signQuery } from '../../src/services/signing.js';
 
-const HEADER = /^chartjs=4\.6\.1; chromium=\d+\.\d+\.\d+\.\d+; fonts=[0-9a-f]{8}$/;
+const HEADER = /^chartjs=4\.6\.1; chromium=\d+\.\d+\.\d+\.\d+; fonts=[0-9a-f]{8}; timezone=UTC; locale=en-US$/;
 
 function cliVersion(): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -31,7 +31,7 @@ describe('the renderer fingerprint', function () {
     key = a.key;
     account = a.account;
     const version = await s.deps.pool.currentBrowser()!.version();
-    expected = `chartjs=4.6.1; chromium=${/(\d+\.\d+\.\d+\.\d+)/.exec(version)![1]}; fonts=${await fontsHash()}`;
+    expected = `chartjs=4.6.1; chromium=${/(\d+\.\d+\.\d+\.\d+)/.exec(version)![1]}; fonts=${await fontsHash()}; timezone=UTC; locale=en-US`;
   });
 
   it('names the Chart.js version, the browser version and a hash of the fonts', () => {
@@ -41,8 +41,11 @@ describe('the renderer fingerprint', function () {
     expect(chartjsVersions()).to.deep.equal({ 2: pkg('chartjs2'), 3: pkg('chartjs3'), 4: pkg('chart.js') });
     expect(chartjsVersions()).to.deep.equal({ 2: '2.9.4', 3: '3.9.1', 4: '4.6.1' });
     const fp = new RendererFingerprint({ chartjs: chartjsVersions(), chromium: '156.0.8078.79', fonts: '0123abcd' });
-    expect(fp.header(2)).to.equal('chartjs=2.9.4; chromium=156.0.8078.79; fonts=0123abcd');
-    expect(fp.header(3)).to.equal('chartjs=3.9.1; chromium=156.0.8078.79; fonts=0123abcd');
+    expect(fp.header(2)).to.equal('chartjs=2.9.4; chromium=156.0.8078.79; fonts=0123abcd; timezone=UTC; locale=en-US');
+    expect(fp.header(3)).to.equal('chartjs=3.9.1; chromium=156.0.8078.79; fonts=0123abcd; timezone=UTC; locale=en-US');
+    // TIMEZONE and LOCALE decide the pixels of every request that names neither
+    const berlin = new RendererFingerprint({ chartjs: chartjsVersions(), chromium: '156.0.8078.79', fonts: '0123abcd', timezone: 'Europe/Berlin', locale: 'de-DE' });
+    expect(berlin.header()).to.equal('chartjs=4.6.1; chromium=156.0.8078.79; fonts=0123abcd; timezone=Europe/Berlin; locale=de-DE');
   });
 
   it('is on every image answer: POST and signed GET /v1/chart, short charts (full path, fast path, 304), open images', async () => {

@@ -62,7 +62,7 @@ describe("Chromium's sandbox", function () {
     expect(renderer).to.be.an('object');
     if (isRoot && existsSync('/usr/bin/setpriv') && userNamespaces) {
       expect(renderer).to.deep.include({ sandbox: 'on', mode: 'setpriv', uid: 65534 });
-      expect(renderer.fingerprint).to.match(/^chartjs=4\.\d+\.\d+; chromium=\d+(\.\d+)+; fonts=[0-9a-f]{8}$/);
+      expect(renderer.fingerprint).to.match(/^chartjs=4\.\d+\.\d+; chromium=\d+(\.\d+)+; fonts=[0-9a-f]{8}; timezone=UTC; locale=en-US$/);
     } else if (!isRoot && userNamespaces) {
       expect(renderer).to.include({ sandbox: 'on', mode: 'sandbox' });
     }

@@ -186,6 +186,11 @@ describe('the renderer record', () => {
     expect(rendererChange(was, 'chartjs=4.6.1; chromium=157.0.8100.1; fonts=3f9a1c2b')).to.equal('renderer changed: chromium 156 -> 157');
     expect(rendererChange(was, 'chartjs=4.6.1; chromium=156.0.8078.80; fonts=3f9a1c2b')).to.equal('renderer changed: chromium 156.0.8078.79 -> 156.0.8078.80');
     expect(rendererChange(was, 'chartjs=4.7.0; chromium=156.0.8078.79; fonts=00000000')).to.equal('renderer changed: chartjs 4.6.1 -> 4.7.0, fonts 3f9a1c2b -> 00000000');
+    // the zone and locale a case that names none is drawn in (TIMEZONE, LOCALE); a fingerprint
+    // from before they were in it has nothing to compare
+    const zoned = `${was}; timezone=UTC; locale=en-US`;
+    expect(rendererChange(zoned, `${was}; timezone=Asia/Tokyo; locale=de-DE`)).to.equal('renderer changed: timezone UTC -> Asia/Tokyo, locale en-US -> de-DE');
+    expect(rendererChange(was, zoned)).to.equal(null);
     expect(rendererChange(was, was)).to.equal(null);
     expect(rendererChange('', was)).to.equal(null);
   });
