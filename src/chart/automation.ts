@@ -12,6 +12,9 @@ interface Common {
   height: number;
   format: 'png' | 'svg';
   backgroundColor: string;
+  /** IANA time zone and BCP 47 locale the chart is drawn in (checked with every chart request's); absent: TIMEZONE and LOCALE. */
+  timezone?: string;
+  locale?: string;
 }
 
 export interface BarInput extends Common {

@@ -11,6 +11,7 @@ import { findCapViolation } from './openCaps.js';
 import { pickAlias } from './fieldAlias.js';
 import { chartjs2Hint } from './configHints.js';
 import { checkColor, configJsonField, parseChartConfig, SERVICE_NAME, type ChartConfig, type RenderRequest } from './request.js';
+import { DEFAULT_ZONE_LOCALE, zoneLocaleOf, type ZoneLocale } from './zoneLocale.js';
 
 export const OPEN_LIMITS = Object.freeze({
   /** Path plus query, as received. */
@@ -42,6 +43,9 @@ export interface OpenChartQuery {
   height?: number | string;
   backgroundColor?: string;
   f?: string;
+  /** IANA time zone and BCP 47 locale; absent: TIMEZONE and LOCALE. Part of the cache key. */
+  timezone?: string;
+  locale?: string;
 }
 
 export interface OpenRequest {
@@ -64,8 +68,9 @@ export function checkConfigSize(c: unknown): void {
   if (bytes > OPEN_LIMITS.maxConfigBytes) throw configTooLarge(`c is ${bytes} bytes; at most ${OPEN_LIMITS.maxConfigBytes}`);
 }
 
-/** Validates and normalises an open request; throws url/size/config errors with their open codes. */
-export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
+/** Validates and normalises an open request; throws url/size/config errors with their open codes.
+ *  `zone`: TIMEZONE and LOCALE, for a request that names no zone or locale (the image is keyed by what it is drawn in). */
+export function parseOpenQuery(q: OpenChartQuery, zone: ZoneLocale = DEFAULT_ZONE_LOCALE): OpenRequest {
   checkConfigSize(q.c);
   const hasC = q.c !== undefined && q.c !== '';
   const hasShortcut = q.type !== undefined || q.data !== undefined || q.labels !== undefined;
@@ -95,10 +100,11 @@ export function parseOpenQuery(q: OpenChartQuery): OpenRequest {
   } catch (err) {
     throw asInvalidConfig(err);
   }
+  const { timezone, locale } = zoneLocaleOf(q, zone);
   return {
     config,
     // c's text, as it came: the digest and the page use it without serialising the config again
-    render: { config, ...configJsonField(hasC ? q.c : undefined), width, height, format, backgroundColor, allowFunctions: false, watermark: SERVICE_NAME },
+    render: { config, ...configJsonField(hasC ? q.c : undefined), width, height, format, backgroundColor, allowFunctions: false, watermark: SERVICE_NAME, timezone, locale },
   };
 }
 

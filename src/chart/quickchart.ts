@@ -9,6 +9,7 @@ import type { Plan } from '../rules/plans.js';
 import { findGateViolation } from './gate.js';
 import { findCapViolation } from './openCaps.js';
 import { OPEN_LIMITS } from './open.js';
+import { checkLocale, checkTimezone } from './zoneLocale.js';
 import { typesOf } from './chartjsPages.js';
 import { checkColor, checkDimensions, checkFormat, configJsonField, type ChartConfig, type RasterType, type RenderRequest } from './request.js';
 
@@ -224,6 +225,9 @@ export interface QuickChartFields {
   v?: unknown;
   version?: unknown;
   encoding?: unknown;
+  /** IANA time zone and BCP 47 locale (chartshot's own, as on /v1/chart); absent: TIMEZONE and LOCALE. */
+  timezone?: unknown;
+  locale?: unknown;
 }
 
 export interface QuickChartCaller {
@@ -293,6 +297,8 @@ export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller,
   let backgroundColor = checkColor(pickAlias(fields, 'backgroundColor', 'bkg'));
   // a JPEG has no alpha: a transparent background would come out black
   if (raster?.type === 'jpeg' && (backgroundColor === null || backgroundColor === 'transparent')) backgroundColor = '#ffffff';
+  const timezone = checkTimezone(f.timezone);
+  const locale = checkLocale(f.locale);
   return {
     config: source.config ?? {},
     ...(source.configJson !== undefined ? { configJson: source.configJson } : {}),
@@ -306,5 +312,7 @@ export function quickChartRequest(f: QuickChartFields, caller: QuickChartCaller,
     watermark: caller.watermark,
     chartjs,
     devicePixelRatio: ratio,
+    ...(timezone !== undefined ? { timezone } : {}),
+    ...(locale !== undefined ? { locale } : {}),
   };
 }

@@ -20,13 +20,17 @@ export interface ChartRequest {
   backgroundColor?: string;
   /** Output pixels per CSS pixel, 1-4 (servers that support it). */
   devicePixelRatio?: number;
+  /** IANA time zone the chart is drawn in, e.g. Europe/Berlin; default the server's TIMEZONE (UTC). */
+  timezone?: string;
+  /** BCP 47 locale it is formatted in, e.g. de-DE; default the server's LOCALE (en-US). */
+  locale?: string;
 }
 
 export interface RenderResult {
   body: Buffer;
   contentType: string;
   format: ImageFormat;
-  /** X-Chartshot-Renderer: `chartjs=<v>; chromium=<v>; fonts=<hash>`, or null from an older server. */
+  /** X-Chartshot-Renderer: `chartjs=<v>; chromium=<v>; fonts=<hash>; timezone=<TIMEZONE>; locale=<LOCALE>`, or null from an older server. */
   renderer: string | null;
   /** With render(req, { parts: true }): the chart's part boxes (title, subtitle, legend, chartArea,
    *  scales by id) in output pixels; absent from a server that does not measure them. */
@@ -147,6 +151,8 @@ export class Chartshot {
     if (req.format) q.set('format', req.format);
     if (req.backgroundColor) q.set('backgroundColor', req.backgroundColor);
     if (req.devicePixelRatio !== undefined) q.set('devicePixelRatio', String(req.devicePixelRatio));
+    if (req.timezone) q.set('timezone', req.timezone);
+    if (req.locale) q.set('locale', req.locale);
     q.set('key_id', keyId);
     q.set('exp', String(exp));
     const raw = q.toString();

@@ -4,6 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Context } from 'koa';
 import { invalidDimensions, invalidInput } from '../errors.js';
 import { sideRange } from '../chart/request.js';
+import { malformedZoneField } from '../chart/zoneLocale.js';
 import type { Plan } from '../rules/plans.js';
 import type { ErrorMapper, InputSpec } from './route.js';
 
@@ -30,9 +31,14 @@ function sideMessage(field: string, e: ErrorObject, plan: Plan | undefined): str
   return sideRange(field, plan);
 }
 
+/** timezone and locale are refused as their own check refuses them: 400 invalid_config with an example. */
+const zoneField = (field: string) => (field === 'timezone' || field === 'locale' ? malformedZoneField(field) : null);
+
 /** width/height problems are invalid_dimensions; everything else invalid_input, naming the field. */
 const defaultErrorMapper: ErrorMapper = (e, plan) => {
   const field = (e.instancePath.replace(/^\//, '').split('/')[0] || (e.params as { missingProperty?: string }).missingProperty) ?? '';
+  const zone = zoneField(field);
+  if (zone) return zone;
   const detail = sideMessage(field, e, plan) ?? `${field || 'request'} ${schemaMessage(e)}`.trim();
   if (field === 'width' || field === 'height') return invalidDimensions(detail);
   return invalidInput(detail);
@@ -48,6 +54,8 @@ function fieldOf(e: ErrorObject): string {
 
 const formErrorMapper: ErrorMapper = (e, plan) => {
   const field = fieldOf(e);
+  const zone = zoneField(field);
+  if (zone) return zone;
   return invalidInput(e.keyword === 'required' ? `${field} is required` : (sideMessage(field, e, plan) ?? `${field} ${schemaMessage(e)}`));
 };
 

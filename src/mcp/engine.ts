@@ -9,6 +9,7 @@ import { parseChartjsVersion, quickChartRequest } from '../chart/quickchart.js';
 import { SERVICE_NAME, type RenderRequest } from '../chart/request.js';
 import { PLANS, type Plan } from '../rules/plans.js';
 import { invalidInput } from '../errors.js';
+import type { ZoneLocale } from '../chart/zoneLocale.js';
 import type { ChartArgs } from './tools.js';
 
 export interface DrawnChart {
@@ -24,6 +25,8 @@ export interface McpEngine {
   readonly plan: Plan;
   /** False where there is no store to keep short charts in (stdio). */
   readonly shortUrls: boolean;
+  /** TIMEZONE and LOCALE: what a call that names no zone or locale is drawn in. */
+  readonly zone: ZoneLocale;
   /** The request a render would draw, or the error it would answer; nothing drawn or counted. */
   request(args: ChartArgs): RenderRequest;
   render(args: ChartArgs, signal: AbortSignal): Promise<DrawnChart>;
@@ -36,7 +39,7 @@ export interface McpEngine {
  */
 export function chartRequest(caller: RequestCaller, args: ChartArgs): RenderRequest {
   const major = parseChartjsVersion(args.version, 4);
-  const fields = { chart: args.chart, width: args.width, height: args.height, format: args.format, backgroundColor: args.backgroundColor };
+  const fields = { chart: args.chart, width: args.width, height: args.height, format: args.format, backgroundColor: args.backgroundColor, timezone: args.timezone, locale: args.locale };
   if (major === 4) return buildRenderRequest(caller, { ...fields, devicePixelRatio: args.devicePixelRatio });
   if (typeof args.chart !== 'string' && (typeof args.chart !== 'object' || args.chart === null)) throw invalidInput('chart is required');
   const watermark = caller.key.kind === 'test' ? `${SERVICE_NAME} TEST` : null;
@@ -47,11 +50,12 @@ export function chartRequest(caller: RequestCaller, args: ChartArgs): RenderRequ
 const shortUrlsNeedTheServer = () => invalidInput('short URLs are kept by the server: call this tool over POST /mcp with an API key');
 
 /** stdio: renders in this process's pool, with the largest plan's caps (the machine is the caller's own). */
-export function localEngine(renderer: Pick<RenderService, 'render'>): McpEngine {
+export function localEngine(renderer: Pick<RenderService, 'render' | 'zone'>): McpEngine {
   const caller: RequestCaller = { plan: PLANS.enterprise, key: { kind: 'live' } };
   return {
     plan: caller.plan,
     shortUrls: false,
+    zone: renderer.zone,
     request: (args) => chartRequest(caller, args),
     async render(args, signal) {
       if (args.shortUrl === true) throw shortUrlsNeedTheServer();
@@ -66,7 +70,7 @@ export function localEngine(renderer: Pick<RenderService, 'render'>): McpEngine 
 }
 
 export interface CallerEngineDeps {
-  charts: Pick<ChartService, 'generate'>;
+  charts: Pick<ChartService, 'generate' | 'zone'>;
   shortCharts: Pick<ShortChartService, 'create' | 'serve'>;
 }
 
@@ -75,6 +79,7 @@ export function callerEngine(deps: CallerEngineDeps, auth: AuthContext): McpEngi
   return {
     plan: auth.plan,
     shortUrls: true,
+    zone: deps.charts.zone,
     request: (args) => chartRequest(auth, args),
     async render(args, signal) {
       if (args.shortUrl === true) {

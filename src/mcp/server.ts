@@ -81,6 +81,8 @@ function validation(engine: McpEngine, raw: unknown): CallToolResult {
       chartjs: r.chartjs ?? 4,
       devicePixelRatio: r.devicePixelRatio ?? 1,
       backgroundColor: r.backgroundColor,
+      timezone: r.timezone ?? engine.zone.timezone,
+      locale: r.locale ?? engine.zone.locale,
       functions: r.allowFunctions,
       ...(r.configJs !== undefined ? { javascript: true } : {}),
     };

@@ -6,6 +6,7 @@ import { chartjsVersionSchema, commonProperties, devicePixelRatioSchema } from '
 import { schemaMessage } from '../http/validate.js';
 import { chartRequired, invalidDimensions, invalidInput } from '../errors.js';
 import { sideRange } from '../chart/request.js';
+import { malformedZoneField } from '../chart/zoneLocale.js';
 import type { Plan } from '../rules/plans.js';
 
 export const TOOL_NAMES = ['render_chart', 'create_short_url', 'validate_config', 'list_chart_types'] as const;
@@ -20,6 +21,8 @@ export interface ChartArgs {
   backgroundColor?: unknown;
   devicePixelRatio?: unknown;
   version?: unknown;
+  timezone?: unknown;
+  locale?: unknown;
   shortUrl?: unknown;
 }
 
@@ -32,6 +35,8 @@ const chartArgProperties = {
   backgroundColor: commonProperties.backgroundColor,
   devicePixelRatio: devicePixelRatioSchema,
   version: chartjsVersionSchema,
+  timezone: commonProperties.timezone,
+  locale: commonProperties.locale,
 } as const;
 
 const chartArgs = (extra: object = {}) => ({
@@ -96,6 +101,7 @@ export function checkArguments(tool: ToolName, args: unknown, plan: Plan): Recor
 
 function fail(field: string, message: string, keyword: string, plan: Plan): never {
   if (field === 'chart' && keyword === 'required') throw chartRequired('chart is required');
+  if (field === 'timezone' || field === 'locale') throw malformedZoneField(field);
   if (field === 'width' || field === 'height') throw invalidDimensions(keyword === 'required' ? `${field} is required` : sideRange(field, plan));
   throw invalidInput(`${field || 'arguments'} ${message}`);
 }

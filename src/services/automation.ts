@@ -45,10 +45,12 @@ export class AutomationService {
   /** `signal`: the client went away (a render still queued leaves the queue). */
   async create<K extends AutomationKind>(auth: AuthContext, kind: K, input: Inputs[K], signal?: AbortSignal): Promise<AutomationResult> {
     const built = (AUTOMATION_BUILDERS[kind] as (i: Inputs[K]) => AutomationChart)(input);
+    // the zone and locale go as they came: checked where every chart request's are (400 invalid_config)
+    const zone = { timezone: input.timezone, locale: input.locale };
     let short;
     try {
       // Built from plain text (titles, labels): never revive function strings from it.
-      short = await this.shortCharts.create(auth, built, { allowFunctions: false, signal });
+      short = await this.shortCharts.create(auth, { ...built, ...zone }, { allowFunctions: false, signal });
     } catch (err) {
       // These endpoints answer every bad input with invalid_input (e.g. a size over the plan's cap).
       if (err instanceof AppError && (err.code === 'invalid_dimensions' || err.code === 'chart_required')) throw invalidInput(err.detail ?? err.code);

@@ -1,7 +1,8 @@
 // Chart use cases for authenticated callers: normalise the request against the caller's
 // plan, render, and count the generation.
 import type { PageBudget } from './pageBudget.js';
-import { checkColor, checkDimensions, checkFormat, configJsonField, parseChartConfig, SERVICE_NAME, type RenderRequest } from '../chart/request.js';
+import { checkColor, checkDimensions, checkFormat, configJsonField, parseChartConfig, SERVICE_NAME, withZoneLocale, type RenderRequest } from '../chart/request.js';
+import { checkLocale, checkTimezone, type ZoneLocale } from '../chart/zoneLocale.js';
 import { checkOutputPixels, parseDevicePixelRatio } from '../chart/quickchart.js';
 import { pickAlias } from '../chart/fieldAlias.js';
 import { chartRequired, forbidden, invalidInput } from '../errors.js';
@@ -24,6 +25,10 @@ export interface ChartFields {
   f?: unknown;
   bkg?: unknown;
   devicePixelRatio?: unknown;
+  /** IANA time zone (chart/zoneLocale.ts); absent: TIMEZONE. */
+  timezone?: unknown;
+  /** BCP 47 locale; absent: LOCALE. */
+  locale?: unknown;
 }
 
 export interface GenerationOutcome {
@@ -120,6 +125,8 @@ export function buildRenderRequest(auth: RequestCaller, f: ChartFields, opts: Ge
   const format = checkFormat(pickAlias(fields, 'format', 'f'), auth.plan);
   const ratio = parseDevicePixelRatio(f.devicePixelRatio, 1);
   checkOutputPixels(width, height, format === 'svg' ? 1 : ratio, auth.plan);
+  const timezone = checkTimezone(f.timezone);
+  const locale = checkLocale(f.locale);
   return {
     config,
     // the text the config came as: a JSON string given as the field, or the body's own span
@@ -132,6 +139,8 @@ export function buildRenderRequest(auth: RequestCaller, f: ChartFields, opts: Ge
     watermark: auth.key.kind === 'test' ? `${SERVICE_NAME} TEST` : null,
     // absent at 1: the digest of today's requests stays what it was
     ...(ratio !== 1 ? { devicePixelRatio: ratio } : {}),
+    ...(timezone !== undefined ? { timezone } : {}),
+    ...(locale !== undefined ? { locale } : {}),
   };
 }
 
@@ -142,6 +151,11 @@ export class ChartService {
     /** Page time per trial account: renders past it are refused at once (429 rate_limit_exceeded). */
     private readonly pageBudget?: PageBudget,
   ) {}
+
+  /** TIMEZONE and LOCALE: what a request that names no zone or locale is drawn (and kept) in. */
+  get zone(): ZoneLocale {
+    return this.renderer.zone;
+  }
 
   /** The render of a generation; a trial account's is charged to its page-time budget (failed ones too). */
   private renderFor(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined, parts = false): Promise<RenderedImage> {
@@ -178,7 +192,9 @@ export class ChartService {
     opts: GenerateOptions = {},
   ): Promise<T> {
     if (auth.account.status !== 'active') throw forbidden(`account is ${auth.account.status}: new charts are disabled`);
-    const req = opts.request ? opts.request(auth) : buildRenderRequest(auth, fields, opts);
+    // the zone and locale it is drawn in are fixed now (TIMEZONE and LOCALE where it names none):
+    // a chart it keeps draws in them for good
+    const req = withZoneLocale(opts.request ? opts.request(auth) : buildRenderRequest(auth, fields, opts), this.renderer.zone);
     const ticket = await this.usage.admit(auth);
     // counted while it renders (once its rate limit allows it), when the caller keeps nothing
     const early = opts.countWhileRendering === true && ticket.countNow ? (opts.decided ?? Promise.resolve()).then(() => ticket.countNow!()) : null;

@@ -3,7 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import { clientKey } from '../rules/clientAddress.js';
 import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type OpenChartQuery, type OpenRequest } from '../chart/open.js';
-import { renderDigest, withConfigJson, type RenderRequest } from '../chart/request.js';
+import { renderDigest, withConfigJson, withZoneLocale, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';
 import type { OpenRenderWindows, StoredImage } from '../store/types.js';
 import type { Clock } from '../clock.js';
@@ -108,7 +108,7 @@ export class OpenChartService {
    * (a render all of whose clients left leaves the renderer's queue).
    */
   async render(query: OpenChartQuery, clientIp: string, target?: string, signal?: AbortSignal): Promise<OpenImage> {
-    const req = parseOpenQuery(query);
+    const req = parseOpenQuery(query, this.renderer.zone);
     // the digest and the page share one serialisation (a config that came as text has it already)
     const render = withConfigJson(req.render);
     const digest = renderDigest(render);
@@ -142,7 +142,8 @@ export class OpenChartService {
    * `digest`: the image's renderDigest, its key in the open cache (keyless /chart/create's id).
    */
   async renderPrepared(prepared: RenderRequest, clientIp: string, signal?: AbortSignal): Promise<Omit<OpenImage, 'editUrl'> & { digest: string }> {
-    const req = withConfigJson(prepared);
+    // keyed by what it is drawn in: TIMEZONE and LOCALE where it names no zone or locale
+    const req = withZoneLocale(withConfigJson(prepared), this.renderer.zone);
     const digest = renderDigest(req);
     const key = `open:${digest}`;
     const hit = await this.cache.get(key);

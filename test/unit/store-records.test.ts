@@ -138,6 +138,14 @@ eachStore('short charts', (current) => {
     expect(await store.images.get('open:none')).to.not.have.property('renderer');
   });
 
+  it('a chart keeps the time zone and locale it was drawn in: its re-renders draw in them for good', async () => {
+    const zoned = { ...chart('cz'), request: { ...chart('cz').request, timezone: 'Australia/Lord_Howe', locale: 'ar-EG' } };
+    await store.charts.createWithImage(zoned, { key: 'chart:cz', image: image(Buffer.from('z')) }, null);
+    const found = await store.charts.find('cz');
+    expect(found).to.deep.equal(zoned);
+    expect([found!.request.timezone, found!.request.locale]).to.deep.equal(['Australia/Lord_Howe', 'ar-EG']);
+  });
+
   it('its generation is counted with it: used goes up, a reservation is turned into a count', async () => {
     expect(await store.charts.createWithImage(chart('c1'), { key: 'chart:c1', image: image(Buffer.from('1')) }, count())).to.equal(1);
     expect(await store.charts.createWithImage(chart('c2'), { key: 'chart:c2', image: image(Buffer.from('2')) }, count({ stat: { renderMs: 0, cacheHit: true } }))).to.equal(2);

@@ -6,6 +6,7 @@ import { checkConfigSize, checkRequestTarget } from '../../chart/open.js';
 import { invalidConfig } from '../../errors.js';
 import type { OpenChartService, OpenImage } from '../../services/open.js';
 import { openChartQuerySchema, openChartResponseHeaders } from '../schemas/open.js';
+import { malformedZoneField } from '../../chart/zoneLocale.js';
 import { etagMatches, setImageHeaders, type RendererHeader } from '../imageHeaders.js';
 import { route, type ErrorMapper, type RouteDescriptor } from '../route.js';
 import { imageContent, retryAfter } from '../routeDocs.js';
@@ -34,6 +35,7 @@ function openLimits(): Middleware {
 
 const asInvalidConfig: ErrorMapper = (e) => {
   const field = e.instancePath.replace(/^\//, '') || 'query';
+  if (field === 'timezone' || field === 'locale') return malformedZoneField(field);
   return invalidConfig(`${field} ${schemaMessage(e)}`);
 };
 

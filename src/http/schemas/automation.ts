@@ -1,6 +1,8 @@
 // JSON Schemas of the automation-style (Zapier-style) endpoints, multi-series included. They
 // are validated with type coercion and defaults (form tools send "800" and "true"), and the
 // same objects build the OpenAPI document, defaults included.
+import { localeSchema, timezoneSchema } from './chart.js';
+
 const dimension = (what: string, def: number) =>
   ({
     type: 'integer',
@@ -22,6 +24,8 @@ const common = (width: number, height: number) =>
     h: { description: 'Alias of height.' },
     bkg: { description: 'Alias of backgroundColor.' },
     f: { description: 'Alias of format.' },
+    timezone: timezoneSchema,
+    locale: localeSchema,
   }) as const;
 
 const values = {

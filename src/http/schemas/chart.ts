@@ -1,5 +1,7 @@
 // JSON Schemas of the chart request. The same objects validate requests and build the
 // OpenAPI document, so the two cannot drift.
+import { MAX_ZONE_LOCALE_CHARS } from '../../chart/zoneLocale.js';
+
 export const chartConfigSchema = {
   description: 'A complete Chart.js 4 configuration, as an object or as a JSON string of one (missing, null or empty: 400 chart_required).',
   oneOf: [{ type: 'object' }, { type: 'string' }, { type: 'null' }],
@@ -13,6 +15,27 @@ const dimension = (what: string) =>
     maximum: 8000,
   }) as const;
 
+/** A time zone field: the page's Date, Intl and time scales follow it (src/chart/zoneLocale.ts checks the name). */
+export const timezoneSchema = {
+  description:
+    "IANA time zone the chart is drawn in: Date, Intl, toLocaleString in callbacks and Chart.js's time scales (every date adapter) follow it, DST changes included. Default: the server's TIMEZONE (UTC). An unknown zone is 400 invalid_config.",
+  type: 'string',
+  maxLength: MAX_ZONE_LOCALE_CHARS,
+  // '' is absent (form tools send empty fields)
+  pattern: '^(?:[A-Za-z][A-Za-z0-9_+\\-]*(?:/[A-Za-z0-9_+\\-]+)*)?$',
+  examples: ['Europe/Berlin', 'America/New_York', 'Asia/Kolkata'],
+} as const;
+
+/** A locale field: Intl's default locale, navigator.language and Chart.js's number formatting follow it. */
+export const localeSchema = {
+  description:
+    "BCP 47 locale the chart is formatted in: Intl's default, toLocaleString in callbacks, navigator.language and Chart.js 3 and 4's number ticks (options.locale, unless the config sets one). Default: the server's LOCALE (en-US). A malformed tag is 400 invalid_config.",
+  type: 'string',
+  maxLength: MAX_ZONE_LOCALE_CHARS,
+  pattern: '^(?:[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)?$',
+  examples: ['de-DE', 'fr-CH', 'hi-IN'],
+} as const;
+
 /** The fields every chart request shares (the MCP tools' arguments are made of them too). */
 export const commonProperties = {
   chart: chartConfigSchema,
@@ -25,6 +48,8 @@ export const commonProperties = {
     maxLength: 100,
     description: 'CSS colour painted behind the chart; transparent when absent.',
   },
+  timezone: timezoneSchema,
+  locale: localeSchema,
 } as const;
 
 /** Body of POST /v1/chart and POST /v1/chart/create. */

@@ -2,6 +2,8 @@
 // OpenAPI document. Sizes in bytes (c at most 6144 once decoded, the whole request target at
 // most 8192) are checked before this schema, with their own codes; every other refusal on this
 // endpoint is 400 invalid_config.
+import { localeSchema, timezoneSchema } from './chart.js';
+
 export const openChartQuerySchema = {
   $id: 'OpenChartQuery',
   type: 'object',
@@ -29,6 +31,8 @@ export const openChartQuerySchema = {
     height: { type: 'integer', minimum: 1, maximum: 2000, description: 'Alias of h.' },
     backgroundColor: { type: 'string', maxLength: 100, description: 'Alias of bkg.' },
     f: { type: 'string', enum: ['png', 'svg'], description: 'Alias of format.' },
+    timezone: timezoneSchema,
+    locale: localeSchema,
   },
 } as const;
 

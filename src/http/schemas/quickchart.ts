@@ -24,6 +24,8 @@ const quickChartProperties = (v: (d: string, e?: object) => object) => ({
   version: v('Alias of v.'),
   encoding: v('url (default) or base64 (c is base64-encoded).', { default: 'url' }),
   cht: v('Google Image Charts form: not supported (400); send a Chart.js config in c.'),
+  timezone: v('IANA time zone the chart is drawn in (chartshot\'s own, as on /v1/chart): Europe/Berlin. Default: the server\'s TIMEZONE (UTC), as QuickChart draws.'),
+  locale: v('BCP 47 locale it is formatted in (chartshot\'s own): de-DE. Default: the server\'s LOCALE (en-US).'),
   key: v('API key (or api_key, or header X-Api-Key).'),
   api_key: v('Alias of key.'),
 });
