@@ -1,8 +1,9 @@
 // @ts-check
 
-/** Time spent on the page-state checks (restore before, digest after) since load: floor() reports
- *  its share of a render. */
-var checkMs = 0;
+/** Time spent on the page-state checks (restore before, digest after) while floor() measures (null
+ *  otherwise, so an ordinary render leaves nothing changed behind): floor() reports its share. */
+/** @type {number | null} */
+var checkMs = null;
 
 /**
  * One render, request to answer. Never throws: whatever caller code did, the answer is built
@@ -24,7 +25,7 @@ function renderText(req, text, t0, images) {
     // every bundle's module-level state as the loaded page had it, whatever the render before did
     var t1 = now();
     var restored = !!ModuleState && ModuleState.restore();
-    checkMs += now() - t1;
+    if (checkMs !== null) checkMs += now() - t1;
     if (!restored) {
       st.impure = true;
       throw new Error('the page state could not be restored');
