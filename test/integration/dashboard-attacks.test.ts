@@ -173,7 +173,7 @@ describe('web dashboard under attack', function () {
     });
   });
 
-  it('an oversized chunked form is a 400 with Connection: close, not a 500', async () => {
+  it('an oversized chunked form is a 400, not a 500; its rest is read and thrown away and the connection kept (src/http/linger.ts)', async () => {
     const u = new URL(s.url);
     const answer = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
       const req = request({ host: u.hostname, port: u.port, path: '/login', method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' } }, (res) => {
@@ -188,7 +188,8 @@ describe('web dashboard under attack', function () {
       req.end();
     });
     expect(answer.status).to.equal(400);
-    expect(answer.connection).to.equal('close');
+    // the whole body (40 KB) arrived within the drain's bounds: the connection goes on
+    expect(answer.connection).to.equal('keep-alive');
     expect(answer.body).to.include('larger than');
     // the form still works for the next client
     const b = browser();

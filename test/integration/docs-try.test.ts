@@ -61,6 +61,11 @@ describe('/docs examples and Try it out', function () {
           continue;
         }
         const media = content['application/json'] as Json;
+        // GET /v1/pressure's 503 is its report (reason: draining, no_page, memory), read by probes, not an error
+        if (path === '/v1/pressure') {
+          expect(media.schema.$ref, `${method} ${path} ${status}`).to.equal('#/components/schemas/Pressure');
+          continue;
+        }
         const codes = media.schema.allOf[1].properties.error.enum as string[];
         const examples = media.examples as Record<string, { value: { error: string; detail: string } }>;
         expect(Object.keys(examples), `${method} ${path} ${status}`).to.deep.equal(codes);
