@@ -11,9 +11,11 @@
 // to write a config as a browser page would (a plugin registered per chart, GeoJSON made from a
 // topology, a reseeded Math.random); it runs just before the chart is made.
 //
-// In a time zone and a locale: a page made with { ownContext: true } (a renderer process of its
-// own: Chromium emulates a zone per process), then oracle.emulate(page, { timezone, locale }),
-// Chromium's own emulation as chartshot's pages get it, the page loaded afresh in it.
+// In a time zone: FidelityOracle.launch({ timezone }), a Chromium started with TZ set to it (as
+// a reader's browser in that zone), no emulation. In a locale: headless Chromium's Intl stays
+// en-US whatever LANG, LANGUAGE or --lang it starts with, so a page made with
+// { ownContext: true } (a renderer process of its own: Chromium emulates per process), then
+// oracle.emulate(page, { timezone, locale }), Chromium's own emulation, the page loaded afresh in it.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CDPSession, Page } from 'puppeteer-core';
@@ -54,9 +56,9 @@ export class FidelityOracle {
 
   private constructor(private readonly lb: LaunchedBrowser) {}
 
-  /** A Chromium of its own, launched as the service launches its own (the same executable). */
-  static async launch(): Promise<FidelityOracle> {
-    return new FidelityOracle(await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent')));
+  /** A Chromium of its own, launched as the service launches its own (the same executable); `timezone`: its TZ (UTC when absent). */
+  static async launch(opts: { timezone?: string } = {}): Promise<FidelityOracle> {
+    return new FidelityOracle(await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath, ...(opts.timezone ? { timezone: opts.timezone } : {}) }, createLogger('silent')));
   }
 
   /** A page with these scripts loaded in order, then `setup`; the same scripts and setup give the same page.
