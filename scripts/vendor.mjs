@@ -6,6 +6,7 @@ import { scanModuleState } from './module-state.mjs';
 import { MODULE_STATE_AUDIT } from './module-state-audit.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'renderer-page', 'vendor');
@@ -145,6 +146,18 @@ const harnessDir = join(root, 'renderer-page', 'harness');
 const built = join(root, 'renderer-page', 'built');
 mkdirSync(built, { recursive: true });
 const parts = HARNESS_MODULES.map((name) => `// ---- ${name} ----\n` + readFileSync(join(harnessDir, name), 'utf8').replace(/\r\n?/g, '\n').replace(/^\/\/ @ts-check\n/, ''));
+// Rules the gate in Node and the page share, from their one source in src/ (types stripped by
+// TypeScript's own transpiler, exports made plain functions), before the modules that call them.
+const SHARED_RULES = ['src/chart/childRole.ts'];
+parts.unshift(...SHARED_RULES.map((file) => `// ---- ${file} ----\n` + sharedRule(file)));
+
+/** The JavaScript of a self-contained TypeScript module, its exports as plain declarations. */
+function sharedRule(file) {
+  const source = readFileSync(join(root, file), 'utf8');
+  const js = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, removeComments: false } }).outputText;
+  if (/^\s*import\b/m.test(js)) throw new Error(`vendor: ${file} must not import anything (it is put into the page whole)`);
+  return js.replace(/^export \{\};?\n?/m, '').replace(/^export (function|const|let|var) /gm, '$1 ');
+}
 writeFileSync(
   join(built, 'harness.js'),
   '// Built by scripts/vendor.mjs from renderer-page/harness/*.js: edit those.\n' +

@@ -28,3 +28,7 @@ type PageRequestIn = import('../protocol').PageOptions & { configJson?: string; 
 
 /** The answer as renderText builds it, field by field, on an object without a prototype. */
 type PageAnswerDraft = { ok: boolean } & Partial<Omit<import('../protocol').PageResult, 'ok'>> & Partial<Omit<import('../protocol').PageFailure, 'ok'>>;
+
+/** src/chart/childRole.ts, put before the harness modules by scripts/vendor.mjs: where a string
+ *  of a config is data, never code (the gate's rule). */
+declare function childRole(role: import('../../src/chart/childRole').Role, key: string | number): import('../../src/chart/childRole').Role;

@@ -61,17 +61,8 @@ function findString(value, text, depth) {
   return null;
 }
 
-// Where a string is data, never code: labels and data points stay strings even when they
-// look like an arrow ("Revenue => Profit"). role: 'root' -> 'data' -> 'datasets' ->
-// 'dataset' -> 'text' (no revival below).
-function childRole(role, key) {
-  if (role === 'text') return 'text';
-  if (role === 'root') return key === 'data' ? 'data' : null;
-  if (role === 'data') return key === 'labels' ? 'text' : key === 'datasets' ? 'datasets' : null;
-  if (role === 'datasets') return 'dataset';
-  if (role === 'dataset') return key === 'data' || key === 'label' ? 'text' : null;
-  return null;
-}
+// childRole(role, key): where a string is data, never code; src/chart/childRole.ts, the gate's rule,
+// put before this module by scripts/vendor.mjs.
 
 // The config was parsed from JSON in this page (or built by the protocol) for this render
 // alone, so it is cleaned in place: a copy of a 100,000-point dataset cost 8 ms and its garbage.

@@ -1,6 +1,7 @@
 // Finds a function string the page would fail to turn into a function (pure): a scan of its
 // text for unbalanced brackets, unclosed strings and dangling operators. Never compiles or runs it.
 import type { ChartConfig } from './request.js';
+import { childRole, type Role } from './childRole.js';
 
 /** What the page revives (renderer-page/harness/revive.js): `function (a) { ... }` and `(a) => ...` / `a => ...`. */
 const FN_RE = /^\s*function\s*(?:[A-Za-z_$][\w$]*)?\s*\(([^()]*)\)\s*\{([\s\S]*)\}\s*$/;
@@ -10,17 +11,6 @@ const FN_START = /^\s*function\s*(?:[A-Za-z_$][\w$]*)?\s*\(/;
 const ARROW_START = /^\s*(?:[A-Za-z_$][\w$]*|\([^()]*\))\s*=>/;
 /** The page leaves longer strings as text. */
 export const MAX_FUNCTION_CHARS = 100_000;
-
-// Where a string is data, never code (as the page decides): labels, dataset labels and data.
-type Role = 'root' | 'data' | 'datasets' | 'dataset' | 'text' | null;
-function childRole(role: Role, key: string | number): Role {
-  if (role === 'text') return 'text';
-  if (role === 'root') return key === 'data' ? 'data' : null;
-  if (role === 'data') return key === 'labels' ? 'text' : key === 'datasets' ? 'datasets' : null;
-  if (role === 'datasets') return 'dataset';
-  if (role === 'dataset') return key === 'data' || key === 'label' ? 'text' : null;
-  return null;
-}
 
 /**
  * The first function string of `config` that would not become a function in the page, as
