@@ -15,8 +15,6 @@ import type { SharedFlights } from '../store/redis/flights.js';
 
 export type OpenCacheTier = 'edge' | 'r2' | 'miss';
 
-/** The renderer a stored image recorded, as an OpenImage carries it. */
-const rendererOf = (image: StoredImage): { renderer?: string } => (image.renderer ? { renderer: image.renderer } : {});
 
 export interface OpenImage {
   body: Buffer;
@@ -29,6 +27,12 @@ export interface OpenImage {
   /** X-Chartshot-Renderer of what drew it, when the cache recorded it. */
   renderer?: string;
 }
+
+/** An OpenImage of a stored or drawn image, from the tier it came from (without its edit link). */
+function openImage(image: StoredImage, tier: OpenCacheTier): Omit<OpenImage, 'editUrl'> {
+  return { body: image.body, contentType: image.contentType, etag: image.etag, tier, ...(image.renderer ? { renderer: image.renderer } : {}) };
+}
+const hitTier = (hit: { tier: string }): OpenCacheTier => (hit.tier === 'persistent' ? 'r2' : 'edge');
 
 export interface OpenServiceOptions {
   rendersPerHour: number;
@@ -118,8 +122,7 @@ export class OpenChartService {
     const hit = await this.cache.get(key);
     if (hit) {
       if (target !== undefined) this.admitted.set(target, { key, editUrl });
-      const { body, contentType, etag } = hit.image;
-      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', editUrl, ...rendererOf(hit.image) };
+      return { ...openImage(hit.image, hitTier(hit)), editUrl };
     }
     const client = clientKey(clientIp);
     // only a request that starts a render spends its address's window
@@ -133,7 +136,7 @@ export class OpenChartService {
     }
     // remembered once answered with an image (a refused request, a 429, is not)
     if (target !== undefined) this.admitted.set(target, { key, editUrl });
-    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', editUrl, ...rendererOf(image) };
+    return { ...openImage(image, 'miss'), editUrl };
   }
 
   /**
@@ -148,13 +151,12 @@ export class OpenChartService {
     const key = `open:${digest}`;
     const hit = await this.cache.get(key);
     if (hit) {
-      const { body, contentType, etag } = hit.image;
-      return { body, contentType, etag, tier: hit.tier === 'persistent' ? 'r2' : 'edge', digest, ...rendererOf(hit.image) };
+      return { ...openImage(hit.image, hitTier(hit)), digest };
     }
     const client = clientKey(clientIp);
     if (!this.pending.has(key)) await this.admit(client);
     const { value: image } = await this.pending.join(key, (abort) => this.start(key, req, client, digest, abort), signal);
-    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'miss', digest, ...rendererOf(image) };
+    return { ...openImage(image, 'miss'), digest };
   }
 
   /** A cache hit of a request target answered before, from the memory tier, or null (ask render()). */
@@ -163,7 +165,7 @@ export class OpenChartService {
     if (!known) return null;
     const image = this.cache.peekMemory(known.key);
     if (!image) return null;
-    return { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl, ...rendererOf(image) };
+    return { ...openImage(image, 'edge'), editUrl: known.editUrl };
   }
 
   /**
@@ -174,7 +176,7 @@ export class OpenChartService {
     const known = this.cache.hasShared ? this.admitted.get(target) : undefined;
     if (!known) return null;
     return this.cache.peekShared(known.key).then((image) =>
-      image ? { body: image.body, contentType: image.contentType, etag: image.etag, tier: 'edge', editUrl: known.editUrl, ...rendererOf(image) } : null,
+      image ? { ...openImage(image, 'edge'), editUrl: known.editUrl } : null,
     );
   }
 
