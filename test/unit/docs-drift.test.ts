@@ -63,6 +63,27 @@ describe('docs that cannot drift', () => {
     });
   });
 
+  describe('bench/README.md', () => {
+    it('names every file and folder of bench/ and every npm script that runs one', () => {
+      const guide = read('bench/README.md');
+      const entries = readdirSync(join(ROOT, 'bench'), { withFileTypes: true }).flatMap((d) =>
+        d.isDirectory()
+          ? d.name === 'honest'
+            ? readdirSync(join(ROOT, 'bench/honest')).filter((f) => /\.(ts|mjs)$/.test(f)).map((f) => `honest/${f}`)
+            : [`${d.name}/`]
+          : /\.(ts|mjs)$/.test(d.name)
+            ? [d.name]
+            : [],
+      );
+      const named = (entry: string) => guide.includes(`\`${entry}`) || guide.includes(`bench/${entry}`) || guide.includes(`\`${entry.replace(/^honest\//, '')}\``);
+      expect(entries.filter((e) => !named(e)), 'in bench/ but not in bench/README.md').to.deep.equal([]);
+      const scripts = Object.entries((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts)
+        .filter(([, cmd]) => cmd.includes('bench/'))
+        .map(([name]) => `npm run ${name}`);
+      expect(scripts.filter((s) => !guide.includes(`\`${s}`)), 'npm scripts of bench/ not in bench/README.md').to.deep.equal([]);
+    });
+  });
+
   describe('configuration', () => {
     /** Every variable name src/ reads from the environment (config.ts is the reader; others only pass the environment on). */
     function variablesRead(): Set<string> {
