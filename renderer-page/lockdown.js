@@ -5,6 +5,9 @@
   var desc = Object.getOwnPropertyDescriptor(window, '__chartshotLocked');
   if (desc) return;
   Object.defineProperty(window, '__chartshotLocked', { value: true, writable: false, configurable: false, enumerable: false });
+  // the platform's own names, before any script adds one: the harness tells the libraries' globals
+  // from the platform's by them (harness/page-state.js), then removes this
+  Object.defineProperty(window, '__chartshotPlatformNames', { value: Object.freeze(Object.getOwnPropertyNames(window)), writable: false, configurable: true, enumerable: false });
 
   // Why: puppeteer forwards each console call and each uncaught error to Node over CDP with its
   // arguments in full (a loop of console.log of a 1 MB string moves gigabytes into Node), and each

@@ -115,10 +115,13 @@ export interface PageResult {
   /** Time spent inside the page, ms. */
   ms: number;
   ranFunctions: boolean;
-  /** False when no caller code ran, or every function was proven pure (renderer-page/pure.js)
-   *  and the page kept no globals, storage, cookies or window.name: no reset needed. Absent
-   *  counts as true. */
+  /** False when no caller code ran or every function was proven pure (renderer-page/pure.js),
+   *  and the page's shared state is the loaded page's (harness/page-state.js): no reset needed.
+   *  Absent counts as true. */
   needsReset?: boolean;
+  /** Why, when needsReset: 'caller_code' (a function not proven pure ran) or 'page_state' (the
+   *  page's shared state differs from the loaded page's: renderer-page/harness/page-state.js). */
+  resetReason?: 'caller_code' | 'page_state';
   /** Asked for by PageOptions.parts: title, subtitle, legend, chartArea and each scale by id,
    *  from Chart.js's own layout (renderer-page/harness/parts.js); a part not drawn is absent. */
   parts?: Record<string, PartBox>;
@@ -131,6 +134,7 @@ export interface PageFailure {
   error: string;
   ranFunctions: boolean;
   needsReset: boolean;
+  resetReason?: 'caller_code' | 'page_state';
   /** Set when the image would exceed its byte ceiling; the image itself never leaves the page. */
   imageBytes?: number;
   /** A budget (budgets.js) stopped the render; the error names it. */
@@ -180,4 +184,7 @@ export interface ChartshotApi {
   readonly version: number;
   /** Every script the harness needs loaded. */
   readonly ready: boolean;
+  /** What the last state check found changed (a property's name and its holder), '' if nothing
+   *  or something other than a shared object: for tests. */
+  readonly lastChange: string;
 }

@@ -138,6 +138,7 @@ const HARNESS_MODULES = [
   'output.js', // PNG and SVG
   'parts.js', // the part boxes golden-image tests ask for
   'js-config.js', // JavaScript configs
+  'page-state.js', // the digest of the page's shared state, compared after each render
   'render.js', // one render, request to result
   'inflate.js', // deflated configs
   'api.js', // the benchmark floor, the purity check, window.chartshot

@@ -109,39 +109,24 @@ function answerText(a) {
   return apply(jsonStringify, JSON, [d]) + '\n' + image;
 }
 
-// ---- after a render whose functions were all proven pure ---------------------------------
-// pure.js says they could only read and compute; this confirms, for the state a page keeps
-// between renders that can be read at once (globals, storage, cookies, window.name), that
-// nothing was left behind. Any doubt answers false, and the page is reset. Well under 1 ms.
-var ownNames = Object.getOwnPropertyNames;
-var globalsAtLoad = -1;
-function keptNothing() {
-  try {
-    return ownNames(window).length === globalsAtLoad && localStorage.length === 0 && sessionStorage.length === 0 &&
-      document.cookie === '' && window.name === '';
-  } catch (e) {
-    return false;
-  }
-}
-
 // The renderer page's API, called by the Node side through CDP: init once per load with the
 // limits (src/render/page.ts load), then one plain-data request per render. Every field of the
 // requests and answers: renderer-page/protocol.d.ts.
+var pageReady = false;
 /** @type {Readonly<import('../protocol').ChartshotApi>} */
-var api = Object.freeze({ init: init, render: render, renderWire: renderWire, floor: floor, version: MAJOR, ready: !!(ModuleState && allocGuard && Chart && SvgContext && serializeSvg && QuickChart && Images && MAJOR >= 2) });
+var api = Object.freeze({ init: init, render: render, renderWire: renderWire, floor: floor, version: MAJOR, get ready() { return pageReady; }, get lastChange() { return lastChange; } });
 // read-only, but configurable so that loading the harness again in the same realm still works
 Object.defineProperty(window, 'chartshot', { value: api, writable: false, configurable: true, enumerable: true });
-globalsAtLoad = ownNames(window).length;
-// Chart.js 3 gives a controller class its element classes (from the registry and the dataset
-// defaults, the same every time) when a chart first uses it, on the class's prototype: given here
-// for every registered controller, that write never changes the page (Chart.js 4 declares them).
-if (MAJOR === 3) {
+// Chart.js 3 and 4 give a controller class its element classes (from the registry and the dataset
+// defaults, the same every time) when a chart first uses it: 3 on the class's prototype, 4 on the
+// class. Given here for every registered controller, that write never changes the page.
+if (MAJOR >= 3) {
   var controllers = Chart.registry.controllers.items;
   Object.keys(controllers).forEach(function (type) {
     var d = Chart.defaults.datasets[type];
     if (!d) return;
     try {
-      Object.assign(controllers[type].prototype, {
+      Object.assign(MAJOR === 3 ? controllers[type].prototype : controllers[type], {
         dataElementType: Chart.registry.getElement(d.dataElementType),
         datasetElementType: d.datasetElementType && Chart.registry.getElement(d.datasetElementType),
       });
@@ -150,5 +135,10 @@ if (MAJOR === 3) {
     }
   });
 }
-// the module-level state every render starts from: the page as it has loaded
+// the module-level state every render starts from: the page as it has loaded; then the digest of
+// everything else it shares, compared after each render (page-state.js); ready once both are taken
 if (ModuleState) ModuleState.seal();
+// every scale class gets its tick budget now (budgets.js wraps one at its first use otherwise)
+Budgets.begin(null);
+Budgets.end();
+pageReady = !!(ModuleState && allocGuard && Chart && SvgContext && serializeSvg && QuickChart && Images && MAJOR >= 2) && takeBaseline();

@@ -70,6 +70,8 @@ function init(limits) {
   DEFAULT_MAX_IMAGE_BYTES = take('maxImageBytes');
   MAX_FLOOR_RENDERS = take('maxFloorRenders');
   initialised = true;
+  // no caller code has run yet: what the document did since load (its last script nodes settling) is its own
+  settleDocument();
   return true;
 }
 

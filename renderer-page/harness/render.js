@@ -15,7 +15,7 @@ var checkMs = null;
  * @returns {import('../protocol').PageAnswer}
  */
 function renderText(req, text, t0, images) {
-  var st = { allowFunctions: false, jsConfig: false, ranFunctions: false, impure: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
+  var st = { allowFunctions: false, jsConfig: false, ranFunctions: false, impure: false, stateLost: false, maxImageBytes: DEFAULT_MAX_IMAGE_BYTES, imageBytes: 0 };
   var handle = { chart: null, key: null };
   /** @type {PageAnswerDraft} */
   var result;
@@ -28,6 +28,7 @@ function renderText(req, text, t0, images) {
     if (checkMs !== null) checkMs += now() - t1;
     if (!restored) {
       st.impure = true;
+      st.stateLost = true;
       throw new Error('the page state could not be restored');
     }
     Budgets.begin(req.budget);
@@ -101,9 +102,13 @@ function renderText(req, text, t0, images) {
     result.memoryBudget = true;
   }
   result.ranFunctions = st.ranFunctions === true;
-  // false only when every function of the config was proven pure (pure.js) and the page
-  // confirms it kept nothing: no reset needed
-  result.needsReset = st.impure === true || (result.ranFunctions && !keptNothing());
+  // false only when no function ran or every one was proven pure (pure.js), and the page's shared
+  // state is the loaded page's (page-state.js): no reset needed. Otherwise the page says why.
+  var t2 = now();
+  var changed = whatChanged();
+  if (checkMs !== null) checkMs += now() - t2;
+  result.needsReset = st.impure === true || changed !== null;
+  if (result.needsReset) result.resetReason = st.impure === true && !st.stateLost ? 'caller_code' : 'page_state';
   if (result.ok) result.ms = now() - t0;
   return /** @type {import('../protocol').PageAnswer} */ (result);
 }
