@@ -26,6 +26,9 @@ export interface OpenImage {
   editUrl: string;
   /** X-Chartshot-Renderer of what drew it, when the cache recorded it. */
   renderer?: string;
+  /** False: drawn on a page whose shared state the render changed (it was reset), so not cached
+   *  and not to be cached by anyone (Cache-Control: no-store). */
+  cached?: boolean;
 }
 
 /** An OpenImage of a stored or drawn image, from the tier it came from (without its edit link). */
@@ -80,6 +83,8 @@ interface AdmittedTarget {
 export class OpenChartService {
   /** Renders of this service in flight, by cache key: later identical requests wait for them for free. */
   private readonly pending = new Flights<StoredImage>();
+  /** Images answered without being stored: their render's page failed the state check. */
+  private readonly notStored = new WeakSet<StoredImage>();
   private lastPurge = 0;
 
   /** Callers waiting for this service's renders in flight (the first of each included). */
@@ -135,6 +140,7 @@ export class OpenChartService {
       await this.storeEditState(digest, req).catch(() => undefined);
     }
     // remembered once answered with an image (a refused request, a 429, is not)
+    if (this.notStored.has(image)) return { ...openImage(image, 'miss'), editUrl, cached: false };
     if (target !== undefined) this.admitted.set(target, { key, editUrl });
     return { ...openImage(image, 'miss'), editUrl };
   }
@@ -156,7 +162,7 @@ export class OpenChartService {
     const client = clientKey(clientIp);
     if (!this.pending.has(key)) await this.admit(client);
     const { value: image } = await this.pending.join(key, (abort) => this.start(key, req, client, digest, abort), signal);
-    return { ...openImage(image, 'miss'), digest };
+    return { ...openImage(image, 'miss'), digest, ...(this.notStored.has(image) ? { cached: false } : {}) };
   }
 
   /** A cache hit of a request target answered before, from the memory tier, or null (ask render()). */
@@ -226,6 +232,13 @@ export class OpenChartService {
     const render = async () => {
       // the address is charged the page time of the render it started, failed ones included
       const img = await (budget ? budget.run({ address: client }, draw, (i) => (i.coalesced ? 0 : i.renderMs)) : draw());
+      // an image drawn on a page whose shared state its render changed is answered, never kept:
+      // what anonymous traffic receives from the cache comes from pages that passed the check
+      if (!img.pageClean) {
+        const image = this.cache.prepare(img.body, img.contentType, null, img.renderer);
+        this.notStored.add(image);
+        return image;
+      }
       return this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES, img.renderer);
     };
     try {

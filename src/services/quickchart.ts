@@ -35,6 +35,8 @@ export interface QuickChartImage {
   contentType: string;
   /** X-Chartshot-Renderer of the Chart.js version that drew it. */
   renderer?: string;
+  /** False: a keyless image its render's page failed the state check for: not cached anywhere. */
+  cached?: boolean;
 }
 
 export interface QuickChartDeps {

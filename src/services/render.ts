@@ -26,6 +26,10 @@ export interface RenderedImage {
   renderer?: string;
   /** The chart's part boxes, when the render asked for them (renderWithParts). */
   parts?: Record<string, PartBox>;
+  /** False when the page's shared state after the render was not the loaded page's (or caller code
+   *  not proven pure ran): the page was reset, and the image is not one to keep for others
+   *  (the open endpoint caches only clean renders). */
+  pageClean: boolean;
 }
 
 export const CONTENT_TYPES: Record<Format, string> = {
@@ -182,7 +186,7 @@ export class RenderService {
       if (req.format === 'pdf') body = await pngToPdf(body, req.width, req.height);
       const ms = performance.now() - started;
       this.observer?.rendered(req.format, 'ok', ms);
-      return { body, contentType: req.format === 'png' ? contentTypeOf(req) : CONTENT_TYPES[req.format], format: req.format, renderMs: ms, ...(res.parts ? { parts: res.parts } : {}) };
+      return { body, contentType: req.format === 'png' ? contentTypeOf(req) : CONTENT_TYPES[req.format], format: req.format, renderMs: ms, pageClean: res.needsReset === false, ...(res.parts ? { parts: res.parts } : {}) };
     } catch (err) {
       const ms = performance.now() - started;
       if (err instanceof RenderError) {

@@ -74,7 +74,7 @@ describe('dashboard usage chart redraws', () => {
       async render(_req, _owner, digest) {
         calls.push(digest!);
         if (fail) throw new Error('pool gone');
-        return { body: Buffer.from(`<svg>${calls.length}</svg>`), contentType: 'image/svg+xml', format: 'svg', renderMs: 1, coalesced: false, digest: digest! };
+        return { body: Buffer.from(`<svg>${calls.length}</svg>`), contentType: 'image/svg+xml', format: 'svg', renderMs: 1, coalesced: false, digest: digest!, pageClean: true };
       },
     };
     return { r, calls, setFail: (v: boolean) => (fail = v) };

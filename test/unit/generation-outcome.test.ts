@@ -16,7 +16,7 @@ const auth = {
 function service(coalesced: boolean) {
   const outcomes: GenerationOutcome[] = [];
   const renderer = {
-    render: async (): Promise<RenderedImage> => ({ body: Buffer.from('png'), contentType: 'image/png', format: 'png', renderMs: 12.5, coalesced, digest: 'd' }),
+    render: async (): Promise<RenderedImage> => ({ body: Buffer.from('png'), contentType: 'image/png', format: 'png', renderMs: 12.5, coalesced, digest: 'd', pageClean: true }),
     zone: { timezone: 'UTC', locale: 'en-US' },
   } as unknown as RenderService;
   const usage: UsageRecorder = {

@@ -40,7 +40,7 @@ const asInvalidConfig: ErrorMapper = (e) => {
 };
 
 function sendOpenImage(ctx: Context, img: OpenImage, renderer: string | undefined): void {
-  ctx.set('Cache-Control', OPEN_CACHE_CONTROL);
+  ctx.set('Cache-Control', img.cached === false ? 'no-store' : OPEN_CACHE_CONTROL);
   ctx.set('ETag', img.etag);
   ctx.set('X-Cache-Tier', img.tier);
   ctx.set('X-Edit-Url', img.editUrl);

@@ -48,10 +48,10 @@ const imageOk = (description: string) => ({
 });
 
 /** `renderer`: X-Chartshot-Renderer when the image does not name what drew it (this instance's Chart.js 4). */
-function sendImage(ctx: Context, img: { body: Buffer; contentType: string; renderer?: string }, renderer: string | undefined): void {
+function sendImage(ctx: Context, img: { body: Buffer; contentType: string; renderer?: string; cached?: boolean }, renderer: string | undefined): void {
   ctx.status = 200;
   ctx.type = img.contentType;
-  ctx.set('Cache-Control', QUICKCHART_CACHE);
+  ctx.set('Cache-Control', img.cached === false ? 'no-store' : QUICKCHART_CACHE);
   setImageHeaders(ctx, img.contentType, img.renderer ?? renderer);
   ctx.body = img.body;
 }
