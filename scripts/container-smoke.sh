@@ -12,6 +12,8 @@
 #
 #   sudo bash scripts/container-smoke.sh            # build (cached base) and smoke-test
 #   KEEP=1 sudo bash scripts/container-smoke.sh     # leave the containers running afterwards
+#   BUILD_ONLY=1 IMAGE=localhost/chartshot:kube sudo bash scripts/container-smoke.sh
+#                                                   # build the images only (scripts/kube-smoke.ts)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +24,7 @@ SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 BASE=localhost/chartshot-base:$SUITE-node$NODE_VERSION
 SERVICES=localhost/chartshot-services:$SUITE
-IMAGE=localhost/chartshot:smoke
+IMAGE=${IMAGE:-localhost/chartshot:smoke}
 # Ports on the host network (no bridge networking assumed): nginx, the two instances, the stores.
 PORT_NGINX=${PORT_NGINX:-18080}
 PORT_A=18081
@@ -112,6 +114,8 @@ if ! podman image exists "$SERVICES"; then
     | "${PODMAN[@]}" build --network host -t "$SERVICES" -f - "$CACHE" >"$CACHE/services.log" 2>&1 \
     || { tail -20 "$CACHE/services.log" >&2; fail "podman build $SERVICES (log: $CACHE/services.log)"; }
 fi
+
+if [ "${BUILD_ONLY:-}" = 1 ]; then say "built $IMAGE and $SERVICES"; exit 0; fi
 
 # ---- 3. run the compose layout ------------------------------------------------------------------
 containers=("$NAME-nginx" "$NAME-1" "$NAME-2" "$NAME-redis" "$NAME-postgres")
