@@ -4,15 +4,19 @@
 // any, open-endpoint images, cache hits) at a fixed concurrency; every minute each instance's
 // RSS (Node and its Chromium processes) and Node's heap (GET /v1/pressure) are sampled. The
 // verdict compares each instance's memory at the end with its memory once warm.
-// With SOAK_FAULTS=1, a third of the way in, every instance is restarted in turn (SIGTERM, its
-// drain, start again) while PostgreSQL restarts: what failed is counted, and every short chart
-// answered 201 must still be served at the end.
+// With SOAK_FAULTS=1 (needs root: it mounts a tmpfs), two faults: a quarter of the way in, the
+// disk of chartshot1 (its DATA_DIR and TMPDIR, where Chromium's profiles live, on a 64 MB tmpfs)
+// is filled to ENOSPC for SOAK_DISK_S (30) seconds while renders, creations and reads are sent
+// to it directly; at half way, every instance is restarted in turn (SIGTERM, its drain, start
+// again) while PostgreSQL restarts. A 503 with Retry-After is counted as refused (clients retry
+// it), anything else over 299 or a broken connection as failed, and every short chart answered
+// 201 must still be served at the end.
 //   npm run soak:cluster                               # one hour, 3 instances, 4 in flight
 //   SOAK_SECONDS=300 SOAK_FAULTS=1 npm run soak:cluster
 // Env: SOAK_SECONDS (3600), SOAK_INSTANCES (3), SOAK_CONCURRENCY (4), SOAK_POOL_SIZE (1),
-// SOAK_SAMPLE_S (60), SOAK_FAULTS (0), SOAK_OUT (a JSON file of every sample; default none).
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// SOAK_SAMPLE_S (60), SOAK_FAULTS (0), SOAK_DISK_S (30), SOAK_OUT (a JSON file of every sample; default none).
+import { spawn, spawnSync, execFile, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +39,7 @@ const CONCURRENCY = num('SOAK_CONCURRENCY', 4);
 const POOL_SIZE = num('SOAK_POOL_SIZE', 1);
 const SAMPLE_S = num('SOAK_SAMPLE_S', 60);
 const FAULTS = process.env.SOAK_FAULTS === '1';
+const DISK_S = num('SOAK_DISK_S', 30);
 
 interface Instance {
   name: string;
@@ -42,6 +47,7 @@ interface Instance {
   proc: ChildProcess;
   dataDir: string;
   exited: Promise<void>;
+  onDisk: boolean;
 }
 
 interface Sample {
@@ -72,10 +78,18 @@ async function main(): Promise<void> {
   const lb = await startNginx(ports, { connectTimeoutMs: 500 });
   env.PUBLIC_BASE_URL = lb.url;
 
-  const start = async (name: string, port: number): Promise<Instance> => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'chartshot-soak-'));
-    const proc = spawn('node', ['--no-memory-reducer', 'dist/cli.js', 'serve'], { cwd: ROOT, env: { ...env, PORT: String(port), DATA_DIR: dataDir }, stdio: ['ignore', 'ignore', 'pipe'] });
-    proc.stderr!.resume();
+  // the disk that fills: chartshot1's DATA_DIR and TMPDIR
+  const disk = FAULTS ? mkdtempSync(join(tmpdir(), 'chartshot-soak-disk-')) : '';
+  if (FAULTS && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', disk]).status !== 0) throw new Error('SOAK_FAULTS=1 mounts a tmpfs (run as root)');
+  const start = async (name: string, port: number, onDisk = false): Promise<Instance> => {
+    const dataDir = mkdtempSync(join(onDisk ? disk : tmpdir(), 'chartshot-soak-'));
+    const tmp = join(disk, 'tmp');
+    if (onDisk) mkdirSync(tmp, { recursive: true });
+    const proc = spawn('node', ['--no-memory-reducer', 'dist/cli.js', 'serve'], { cwd: ROOT, env: { ...env, PORT: String(port), DATA_DIR: dataDir, ...(onDisk ? { TMPDIR: tmp } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const errors: string[] = [];
+    proc.stderr!.on('data', (c: Buffer) => {
+      if (onDisk && errors.length < 20) errors.push(...c.toString().split('\n').filter((l) => /ENOSPC|full/i.test(l)).map((l) => l.slice(0, 300)));
+    });
     const exited = new Promise<void>((r) => proc.once('exit', () => r()));
     for (let i = 0; ; i++) {
       if (proc.exitCode !== null) throw new Error(`${name} exited at start`);
@@ -83,10 +97,12 @@ async function main(): Promise<void> {
       if (i > 1800) throw new Error(`${name} did not start`);
       await sleep(100);
     }
-    return { name, port, proc, dataDir, exited };
+    if (onDisk) diskLogs = errors;
+    return { name, port, proc, dataDir, exited, onDisk };
   };
+  let diskLogs: string[] = [];
   const instances: Instance[] = [];
-  for (const [i, port] of ports.entries()) instances.push(await start(`chartshot${i + 1}`, port));
+  for (const [i, port] of ports.entries()) instances.push(await start(`chartshot${i + 1}`, port, FAULTS && i === 0));
   log(`${INSTANCES} instances (POOL_SIZE ${POOL_SIZE}) behind nginx ${lb.url}; ${SECONDS} s at ${CONCURRENCY} in flight${FAULTS ? ', with faults' : ''}`);
 
   const cli = async (...args: string[]) => (await run('node', ['dist/cli.js', ...args], { cwd: ROOT, env, encoding: 'utf8' })).stdout;
@@ -103,6 +119,7 @@ async function main(): Promise<void> {
   const latencies: number[] = [];
   let requests = 0;
   let failed = 0;
+  let refused = 0; // 503 with Retry-After: a clean refusal the client retries, not a failure
   const failures: string[] = [];
   const step = async (i: number): Promise<void> => {
     const kind = i % 20;
@@ -129,7 +146,8 @@ async function main(): Promise<void> {
         r = await request(agent, lb.url, 'GET', `/v1/open/chart?c=${c}&w=300&h=150`);
       }
       statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-      if (r.status >= 300) {
+      if (r.status === 503 && r.headers['retry-after']) refused++;
+      else if (r.status >= 300) {
         failed++;
         if (failures.length < 50) failures.push(`${what} ${r.status} ${r.body.toString().slice(0, 120)}`);
       }
@@ -157,9 +175,50 @@ async function main(): Promise<void> {
   };
 
   let faultReport = '';
+  let diskReport = '';
+  const fullDisk = async () => {
+    const onDisk = instances[0]!;
+    const before = { requests, failed, refused };
+    const madeBefore = created.slice(0, 20);
+    const filler = join(disk, 'filler');
+    const fd = openSync(filler, 'w');
+    const block = Buffer.alloc(64 * 1024, 7);
+    for (const size of [block.length, 4096]) {
+      try {
+        for (;;) writeSync(fd, block, 0, size);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      }
+    }
+    closeSync(fd);
+    log(`faults: the disk of ${onDisk.name} is full (ENOSPC); direct requests to it for ${DISK_S} s`);
+    const direct: Record<string, number> = {};
+    const answers: string[] = [];
+    const base = `http://127.0.0.1:${onDisk.port}`;
+    const end = Date.now() + DISK_S * 1000;
+    for (let i = 0; Date.now() < end; i++) {
+      const tries: Array<[string, () => Promise<{ status: number; body: Buffer }>]> = [
+        ['render', () => request(agent, base, 'POST', '/v1/chart', renders[i % renders.length], headers)],
+        ['create', () => request(agent, base, 'POST', '/v1/chart/create', JSON.stringify({ chart: { type: 'line', data: { labels: ['a', 'b'], datasets: [{ label: `disk ${i}`, data: [i, 2] }] } }, width: 300, height: 150 }), headers)],
+        ['read', () => request(agent, base, 'GET', `/v1/chart/${madeBefore[i % Math.max(1, madeBefore.length)] ?? 'none'}`)],
+        ['pressure', () => request(agent, base, 'GET', '/v1/pressure')],
+      ];
+      for (const [what, f] of tries) {
+        const r = await f().catch((err: Error) => ({ status: 0, body: Buffer.from(err.message) }));
+        direct[`${what} ${r.status}`] = (direct[`${what} ${r.status}`] ?? 0) + 1;
+        if (what === 'create' && r.status === 201) created.push((JSON.parse(r.body.toString()) as { id: string }).id);
+        if (r.status !== 200 && r.status !== 201 && answers.length < 5) answers.push(`${what} ${r.status} ${r.body.toString().slice(0, 160)}`);
+      }
+    }
+    rmSync(filler, { force: true });
+    diskReport = `full disk on ${onDisk.name} for ${DISK_S} s: direct ${JSON.stringify(direct)}; through nginx ${requests - before.requests} requests, ${failed - before.failed} failed, ${refused - before.refused} refused${answers.length ? `; answers: ${answers.join(' | ')}` : ''}${diskLogs.length ? `; its log: ${diskLogs.slice(0, 3).join(' | ')}` : ''}`;
+    log(diskReport);
+  };
   const faults = async () => {
-    await sleep((SECONDS * 1000) / 3);
-    const before = { requests, failed };
+    await sleep((SECONDS * 1000) / 4);
+    await fullDisk();
+    await sleep(Math.max(0, began + SECONDS * 500 - Date.now()));
+    const before = { requests, failed, refused };
     log('faults: a rolling restart of every instance while PostgreSQL restarts');
     const pgRestart = (async () => {
       await pg.stop();
@@ -171,11 +230,11 @@ async function main(): Promise<void> {
       inst.proc.kill('SIGTERM');
       await inst.exited;
       rmSync(inst.dataDir, { recursive: true, force: true });
-      instances[i] = await start(inst.name, inst.port);
+      instances[i] = await start(inst.name, inst.port, inst.onDisk);
       log(`${inst.name} restarted`);
     }
     await pgRestart;
-    faultReport = `during the faults: ${requests - before.requests} requests, ${failed - before.failed} failed`;
+    faultReport = `during the faults: ${requests - before.requests} requests, ${failed - before.failed} failed, ${refused - before.refused} refused with 503 + Retry-After`;
     log(faultReport);
   };
 
@@ -209,15 +268,15 @@ async function main(): Promise<void> {
   const flat = !FAULTS && verdicts.every((v) => v.rssGrowth <= 10 && v.heapEndMb <= v.heapWarmMb * 1.25 + 8);
   const summary = {
     seconds: SECONDS, instances: INSTANCES, poolSize: POOL_SIZE, concurrency: CONCURRENCY, faults: FAULTS,
-    requests, failed, statuses, perSecond: Math.round((requests / SECONDS) * 10) / 10,
+    requests, failed, refused, statuses, perSecond: Math.round((requests / SECONDS) * 10) / 10,
     p50Ms: Math.round(percentile(sorted, 50)), p99Ms: Math.round(percentile(sorted, 99)),
-    shortCharts: created.length, shortChartsLost: lost, memory: verdicts, failures: failures.slice(0, 20), faultReport,
+    shortCharts: created.length, shortChartsLost: lost, memory: verdicts, failures: failures.slice(0, 20), diskReport, faultReport,
   };
   console.log(JSON.stringify(summary, null, 2));
   if (process.env.SOAK_OUT) writeFileSync(process.env.SOAK_OUT, JSON.stringify({ summary, samples }, null, 2));
   console.log(
     FAULTS
-      ? `verdict: ${failed === 0 && lost === 0 ? 'nothing failed, nothing lost' : `${failed} failed, ${lost} short charts lost`} (${requests} requests; ${faultReport})`
+      ? `verdict: ${failed === 0 && lost === 0 ? 'nothing failed, nothing lost' : `${failed} failed, ${lost} short charts lost`} (${requests} requests, ${refused} refused with 503 + Retry-After; ${faultReport})`
       : `verdict: memory ${flat ? 'flat' : 'GREW'} over ${SECONDS} s (${verdicts.map((v) => `${v.name} RSS ${v.rssWarmMb}->${v.rssEndMb} MB (${v.rssGrowth}%), heap ${v.heapWarmMb}->${v.heapEndMb} MB`).join('; ')}); ${requests} requests, ${failed} failed, ${lost} short charts lost`,
   );
 
@@ -225,6 +284,10 @@ async function main(): Promise<void> {
     inst.proc.kill('SIGTERM');
     await inst.exited;
     rmSync(inst.dataDir, { recursive: true, force: true });
+  }
+  if (disk) {
+    spawnSync('umount', [disk]);
+    rmSync(disk, { recursive: true, force: true });
   }
   agent.destroy();
   await lb.stop();

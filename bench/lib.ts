@@ -8,6 +8,7 @@ import { RawConnection, requestHead } from './rawhttp.js';
 
 export interface Reply {
   status: number;
+  headers: http.IncomingHttpHeaders;
   body: Buffer;
 }
 
@@ -19,7 +20,7 @@ export function request(agent: http.Agent, base: string, method: string, path: s
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
         res.on('error', reject);
       },
     );
