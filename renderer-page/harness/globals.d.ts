@@ -12,6 +12,7 @@ interface Window {
   ChartshotSerializeSvg: any;
   ChartshotIsPure: (params: string, body: string, expression: boolean) => boolean;
   ChartshotAllocGuard: any;
+  ChartshotTaskGuard: any;
   ChartshotImages: any;
   /** renderer-page/state.js: the bundles' module-level state, sealed at load, restored per render. */
   ChartshotModuleState: { seal(): number; restore(): boolean; list(): Array<{ id: string; treat: string; get(): unknown }> } | undefined;

@@ -67,7 +67,29 @@ function render(req) {
   var refused = isObject(req) ? zoneRefusal(req) : null;
   if (refused !== null) return refused;
   if (allocGuard) allocGuard.reset(isObject(req) ? req.memoryBudgetMb : undefined);
-  if (isObject(req) && req.images !== undefined && Images) return renderWithImages(req, t0);
-  if (isObject(req) && typeof req.configDeflated === 'string') return renderDeflated(req, t0);
-  return renderText(req, isObject(req) && typeof req.configJson === 'string' ? req.configJson : undefined, t0);
+  if (taskGuard) taskGuard.begin();
+  if (isObject(req) && req.images !== undefined && Images) return tasksEnded(renderWithImages(req, t0));
+  if (isObject(req) && typeof req.configDeflated === 'string') return tasksEnded(renderDeflated(req, t0));
+  return endTasks(renderText(req, isObject(req) && typeof req.configJson === 'string' ? req.configJson : undefined, t0));
+}
+
+/**
+ * The render's answer once whatever it scheduled is cancelled (task-guard.js). Caller code that
+ * scheduled anything (and was not proven pure, or it could not have) resets the page anyway;
+ * the harness's own scripts schedule nothing in a render, so anything cancelled resets it too.
+ * @param {import('../protocol').PageAnswer} answer
+ * @returns {import('../protocol').PageAnswer}
+ */
+function endTasks(answer) {
+  if (taskGuard && taskGuard.end() > 0) answer.needsReset = true;
+  return answer;
+}
+
+/** @param {Promise<import('../protocol').PageAnswer>} p */
+async function tasksEnded(p) {
+  try {
+    return endTasks(await p);
+  } finally {
+    if (taskGuard && taskGuard.active()) taskGuard.end();
+  }
 }

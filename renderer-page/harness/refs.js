@@ -115,6 +115,8 @@ var pipeThrough = ReadableStream.prototype.pipeThrough;
 var responseText = Response.prototype.text;
 // the in-page memory budget (alloc-guard.js): its control API, taken before any caller code runs
 var allocGuard = window.ChartshotAllocGuard ? window.ChartshotAllocGuard.take() : null;
+// what caller code schedules (timers, frames, ports...) lives no longer than its render (task-guard.js)
+var taskGuard = window.ChartshotTaskGuard ? window.ChartshotTaskGuard.take() : null;
 
 function now() { return apply(perfNow, perf, []); }
 function charAt(s, i) { return apply(strCharCodeAt, s, [i]); }

@@ -65,6 +65,8 @@ export class PageFactory implements Factory<RenderPage> {
       page.on('request', (req) => this.intercept(req));
       // every document of the page, iframes caller code creates included: no console, no network APIs
       await page.evaluateOnNewDocument(this.files.get('/lockdown.js')!.body.toString('utf8'));
+      // nothing an iframe's script schedules (renderer-page/task-guard.js)
+      await page.evaluateOnNewDocument(this.files.get('/task-guard.js')!.body.toString('utf8'));
       // and the allocation budget: an iframe's realm counts into its page's budget
       await page.evaluateOnNewDocument(this.files.get('/alloc-guard.js')!.body.toString('utf8'));
       await quietDomains(page);
