@@ -33,8 +33,9 @@
   // 'loading': before the harness took the control (the page's own scripts); then 'idle' or
   // 'active'. An iframe never leaves 'idle'.
   var phase = window.top === window ? 'loading' : 'idle';
-  // a render's callbacks run only while that render is the current one
-  var generation = 0;
+  // the render now: its callbacks run only while it is live (a new one for each render, so
+  // that a callback of one never runs in the next; between renders the page's state is as at load)
+  var current = { live: false };
   // what this render scheduled: a cancel function (applied to window) and its argument, in pairs
   var cancels = [];
   var ports = [];
@@ -53,9 +54,9 @@
   }
 
   function guarded(fn) {
-    var gen = generation;
+    var render = current;
     return function () {
-      if (phase !== 'active' || gen !== generation) return undefined;
+      if (!render.live) return undefined;
       return apply(fn, this, arguments);
     };
   }
@@ -275,7 +276,7 @@
   function end() {
     var n = cancels.length / 2 + ports.length / 2 + others.length / 2;
     phase = 'idle';
-    generation++;
+    current.live = false;
     var list = cancels;
     var open = ports;
     var rest = others;
@@ -321,7 +322,7 @@
   var control = Object.freeze({
     begin: function () {
       if (phase === 'active') end();
-      generation++;
+      current = { live: true };
       phase = 'active';
     },
     end: end,

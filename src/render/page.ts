@@ -20,6 +20,10 @@ export interface PageRequest extends PageOptions {
   configJson?: string;
   /** This render's deadline, ms (its caller's class); absent: RENDER_TIMEOUT_MS. Never sent to the page. */
   deadlineMs?: number;
+  /** When this render left its page to be reset (it ran caller code, or failed): called once
+   *  the page is back in the pool (settled, reset or replaced) with the page time that took
+   *  after the render's answer, ms, so that the caller is charged it. Never sent to the page. */
+  onReleased?: (pageMs: number) => void;
 }
 
 /**
@@ -58,6 +62,16 @@ export class RideRefused extends Error {
 
 /** How long an interrupted script may take to stop before its page is replaced. */
 export const INTERRUPT_SETTLE_MS = 1000;
+
+/**
+ * How long a page that ran caller code may take to answer a trivial evaluation once the render
+ * is over, ms. Anything the render scheduled was cancelled in the page (task-guard.js), so a
+ * free main thread answers in well under a millisecond; one that does not is running caller code
+ * that outlived its render, and is stopped (RenderPage.settle).
+ */
+export const IDLE_PROBE_MS = 100;
+/** Times a page that still does not answer is stopped again before it is replaced. */
+export const IDLE_STOPS = 2;
 
 /**
  * A reset page whose renderer's heap holds more than this (the document before it, uncollected)
@@ -111,7 +125,7 @@ const deflate = promisify(deflateRaw);
  * 40 ms including the page's inflate and parse; deflating takes 9 ms off the event loop).
  */
 export async function toWire(req: PageRequest, deflateFrom = DEFLATE_FROM): Promise<WireRequest & ({ configJson: string } | { configDeflated: string })> {
-  const { config, configJson, deadlineMs: _deadline, ...rest } = req;
+  const { config, configJson, deadlineMs: _deadline, onReleased: _released, ...rest } = req;
   const json = configJson ?? JSON.stringify(config);
   if (json.length < deflateFrom) return { ...rest, configJson: json };
   const packed = await deflate(Buffer.from(json, 'utf8'), { level: 1 });
@@ -211,6 +225,47 @@ export class RenderPage {
       this.markDead('the interrupted script did not stop');
       return false;
     });
+  }
+
+  /**
+   * Whether the page's main thread is free: a trivial evaluation on its session answers within
+   * `ms`. An error answers too (a page that navigated away has no context to evaluate in): only
+   * silence is busy.
+   */
+  async answers(ms = IDLE_PROBE_MS): Promise<boolean> {
+    if (this.dead) return false;
+    const silent = new Error('silent');
+    try {
+      await settle(
+        this.cdp.send('Runtime.evaluate', { expression: '0', returnByValue: true }).catch(() => undefined),
+        // the answer may have arrived while this process was busy: it is read (one turn of I/O)
+        // before the page is called silent
+        (fail) => {
+          const timer = setTimeout(() => setImmediate(() => fail(silent)), ms);
+          return () => clearTimeout(timer);
+        },
+      );
+    } catch {
+      return false;
+    }
+    return !this.dead;
+  }
+
+  /**
+   * After a render that ran caller code, before anyone else may use the page: 'idle' when it
+   * answers at once (answers()); otherwise whatever runs is stopped (Runtime.terminateExecution:
+   * a loop in an event handler, a promise chain, what the page cannot cancel itself,
+   * renderer-page/task-guard.js) and it is asked again, up to `stops` times: 'stopped' when it
+   * then answers, 'busy' when it still does not (its renderer is to be replaced).
+   */
+  async settle(ms = IDLE_PROBE_MS, stops = IDLE_STOPS): Promise<'idle' | 'stopped' | 'busy'> {
+    if (await this.answers(ms)) return 'idle';
+    for (let i = 0; i < stops; i++) {
+      if (this.dead) return 'busy';
+      await withDeadline(this.cdp.send('Runtime.terminateExecution'), ms, 'terminate').catch(() => {});
+      if (await this.answers(ms)) return 'stopped';
+    }
+    return 'busy';
   }
 
   markDead(reason: string): void {

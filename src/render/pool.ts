@@ -66,6 +66,14 @@ interface Chain {
   openedAt: number;
   /** When the render ahead of the next one ended (performance.now()): each render's own hold time. */
   lastEnd: number;
+  /** Renders that left the page to be reset, and when each ended: they pay for the page's time
+   *  after their answer (PageRequest.onReleased). */
+  payers: Payer[];
+}
+
+interface Payer {
+  readonly pay: (pageMs: number) => void;
+  readonly endedAt: number;
 }
 
 /**
@@ -95,7 +103,7 @@ function rideable(wire: WireRequest): boolean {
 export class PagePool {
   private pool!: Pool<RenderPage>;
   private closing = false;
-  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0, rides: 0, rideRetries: 0, resetCollections: 0 };
+  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0, rides: 0, rideRetries: 0, resetCollections: 0, busyAfterRender: 0 };
   /** Pages reset or replaced after a lease, by why (resetReasons.ts); version switches are the affinity's. */
   readonly resets = new ResetTally();
   /** The leased pages' chains of renders (rides included). */
@@ -240,7 +248,7 @@ export class PagePool {
     if ('behind' in got) return this.ride(got, req, wire, owner, signal);
     const rp = got;
     const leased = performance.now();
-    const chain: Chain = { count: 1, reset: null, leased, riding: false, open: null, openedAt: 0, lastEnd: leased };
+    const chain: Chain = { count: 1, reset: null, leased, riding: false, open: null, openedAt: 0, lastEnd: leased, payers: [] };
     this.chains.set(rp, chain);
     let reset: ResetReason | null = 'failed';
     try {
@@ -257,7 +265,7 @@ export class PagePool {
       throw err;
     } finally {
       // a refused config may have left half-built state behind: reset before reuse
-      this.ended(rp, chain, reset);
+      this.ended(rp, chain, reset, req.onReleased);
     }
   }
 
@@ -352,8 +360,8 @@ export class PagePool {
     const sent = this.draw(rp, chain, req, wire, ride.behind);
     // the page's chain ends when the page is done with the ride, whatever its caller was told
     void sent.then(
-      (res) => this.ended(rp, chain, res.needsReset !== false ? answerResetReason(res) : null),
-      (err: unknown) => this.ended(rp, chain, errorResetReason(err)),
+      (res) => this.ended(rp, chain, res.needsReset !== false ? answerResetReason(res) : null, req.onReleased),
+      (err: unknown) => this.ended(rp, chain, errorResetReason(err), req.onReleased),
     );
     // once the render ahead is over the ride is the page's own render, with its own deadline
     const tooLong = afterMs(this.opts.acquireTimeoutMs, () => new RenderError('busy', 'no renderer free in time', this.gate.stats().avgHoldMs));
@@ -374,10 +382,11 @@ export class PagePool {
   }
 
   /** One render of a page's chain ended: the page goes back when it was the last. */
-  private ended(rp: RenderPage, chain: Chain, reset: ResetReason | null): void {
+  private ended(rp: RenderPage, chain: Chain, reset: ResetReason | null, onReleased?: (pageMs: number) => void): void {
     const now = performance.now();
     // the first render that needs a reset names it (a ride refused behind it is its consequence)
     chain.reset ??= reset;
+    if (reset && onReleased) chain.payers.push({ pay: onReleased, endedAt: now });
     if (--chain.count > 0) {
       // a ride's own hold time, from when the render ahead of it ended
       this.gate.sample(now - chain.lastEnd);
@@ -385,7 +394,7 @@ export class PagePool {
       return;
     }
     this.chains.delete(rp);
-    void this.giveBack(rp, chain.reset, chain.lastEnd);
+    void this.giveBack(rp, chain.reset, chain.lastEnd, chain.payers);
   }
 
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
@@ -402,8 +411,9 @@ export class PagePool {
   }
 
   /** Returns (or replaces) a page, then frees its gate slot: exactly once per lease. `leased`
-   *  (performance.now() at lease) feeds the gate's average hold time; undefined = no sample. */
-  private async giveBack(rp: RenderPage, needed: ResetReason | null, leased: number | undefined): Promise<void> {
+   *  (performance.now() at lease) feeds the gate's average hold time; undefined = no sample.
+   *  `payers`: the renders that left it to be reset, charged the time until it is back. */
+  private async giveBack(rp: RenderPage, needed: ResetReason | null, leased: number | undefined, payers: readonly Payer[] = []): Promise<void> {
     try {
       // a render past its deadline was interrupted: reset once its script stopped, else replaced
       const interruption = rp.takeInterruption();
@@ -414,9 +424,20 @@ export class PagePool {
         reset = 'interrupted';
         if (!(await interruption)) rp.markDead('the interrupted script did not stop');
       }
+      let keptBusy = false;
+      if (reset && !rp.dead) {
+        // caller code ran: nothing it scheduled outlives the render (renderer-page/task-guard.js),
+        // and what the page cannot cancel is stopped now; a page still busy is replaced
+        const state = await rp.settle();
+        if (state !== 'idle') this.counters.busyAfterRender++;
+        if (state === 'busy') {
+          keptBusy = true;
+          rp.markDead('caller code kept the page busy after its render');
+        }
+      }
       if (rp.dead || rp.renders >= rp.maxRenders) {
-        // replaced: why it died, or its age
-        this.resets.note(rp.dead ? (reset === 'memory' || reset === 'interrupted' ? reset : 'crash') : 'recycled');
+        // replaced: why it died (caller code that kept it busy), or its age
+        this.resets.note(rp.dead ? (reset === 'memory' || reset === 'interrupted' ? reset : keptBusy ? 'caller_code' : 'crash') : 'recycled');
         await this.pool.destroy(rp);
         return;
       }
@@ -439,7 +460,9 @@ export class PagePool {
     } catch (err) {
       this.log.error({ err }, 'returning a page to the pool failed');
     } finally {
-      this.gate.leave(leased === undefined ? undefined : performance.now() - leased);
+      const now = performance.now();
+      this.gate.leave(leased === undefined ? undefined : now - leased);
+      for (const p of payers) p.pay(now - p.endedAt);
     }
   }
 

@@ -37,6 +37,9 @@ export interface PoolStats {
    *  sent again on a clean page because they could not run as their own. */
   rides?: number;
   rideRetries?: number;
+  /** Pages that ran caller code and did not answer at once when its render was over: their script
+   *  was stopped, or (still busy) their renderer replaced (pool.ts, RenderPage.settle). */
+  busyAfterRender?: number;
   /** The admission queue in front of the pages (see admission.ts). */
   admission?: AdmissionStats;
   /** How Chromium is contained (browser.ts); absent before the first launch. */
@@ -66,7 +69,7 @@ export interface RendererInfo {
 export interface StatsParts {
   size: number;
   pool: { available: number; borrowed: number; pending: number; admission: AdmissionStats };
-  counters: { queueRejections: number; renders: number; pageResets: number; renderInterrupts: number; rides: number; rideRetries: number; resetCollections: number };
+  counters: { queueRejections: number; renders: number; pageResets: number; renderInterrupts: number; rides: number; rideRetries: number; resetCollections: number; busyAfterRender: number };
   pages: { pagesCreated: number; pagesDestroyed: number; pagesCrashed: number };
   browser: { restarts: number; connected: boolean; containment?: { sandbox: SandboxMode; uid: number; memoryWall: MemoryWallStatus } };
   versions: Record<ChartjsVersion, number>;
@@ -99,6 +102,7 @@ export function poolStats(p: StatsParts): PoolStats {
     renderInterrupts: p.counters.renderInterrupts,
     rides: p.counters.rides,
     rideRetries: p.counters.rideRetries,
+    busyAfterRender: p.counters.busyAfterRender,
     browserConnected: p.browser.connected,
     admission: p.pool.admission,
     ...(c && { renderer: rendererInfo(c.sandbox, c.uid, p.fingerprint) }),

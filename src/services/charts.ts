@@ -160,7 +160,8 @@ export class ChartService {
   /** The render of a generation; a trial account's is charged to its page-time budget (failed ones too). */
   private renderFor(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined, parts = false): Promise<RenderedImage> {
     const owner = renderOwner.account(auth.account.id);
-    const render = () => (parts ? this.renderer.renderWithParts(req, owner, signal, classOfPlan(auth.plan.name)) : this.renderer.render(req, owner, undefined, signal, classOfPlan(auth.plan.name)));
+    const cls = classOfPlan(auth.plan.name);
+    const render = (later?: (pageMs: number) => void) => (parts ? this.renderer.renderWithParts(req, owner, signal, cls, later) : this.renderer.render(req, owner, undefined, signal, cls, later));
     if (!this.pageBudget || auth.account.plan !== 'trial') return render();
     return this.pageBudget.run({ account: auth.account.id }, render, (img) => (img.coalesced ? 0 : img.renderMs));
   }

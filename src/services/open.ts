@@ -227,7 +227,7 @@ export class OpenChartService {
 
   private async start(key: string, req: RenderRequest, client: string, digest: string, signal: AbortSignal): Promise<StoredImage> {
     // anonymous: the short deadline and the in-page budgets of render/budgets.ts
-    const draw = () => this.renderer.render(req, renderOwner.address(client), digest, signal, 'anonymous');
+    const draw = (later?: (pageMs: number) => void) => this.renderer.render(req, renderOwner.address(client), digest, signal, 'anonymous', later);
     const budget = this.opts.pageBudget;
     const render = async () => {
       // the address is charged the page time of the render it started, failed ones included

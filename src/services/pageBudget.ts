@@ -62,12 +62,14 @@ export class PageBudget {
    * Runs `render` for the caller: refused at once when its budget is spent, else charged what
    * the render cost: `spentMs` of its result, or, when it fails, the time until it failed
    * (a timeout is a whole deadline of a page). A busy pool (503) is not the caller's spending.
+   * `render` gets `later`, to charge what its page spent after the answer (a reset after caller
+   * code, a page stopped or replaced: PageRequest.onReleased), whichever way the render ended.
    */
-  async run<T>(caller: BudgetedCaller, render: () => Promise<T>, spentMs: (value: T) => number): Promise<T> {
+  async run<T>(caller: BudgetedCaller, render: (later: (pageMs: number) => void) => Promise<T>, spentMs: (value: T) => number): Promise<T> {
     this.admit(caller);
     const started = performance.now();
     try {
-      const value = await render();
+      const value = await render((pageMs) => this.charge(caller, pageMs));
       this.charge(caller, spentMs(value));
       return value;
     } catch (err) {

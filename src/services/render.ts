@@ -117,15 +117,16 @@ export class RenderService {
    * the admission queue. `caller` picks the render's deadline and in-page budgets
    * (render/budgets.ts); renders of different classes never share a flight. A caller that
    * computes the digest itself gives the request withConfigJson first, so the config is
-   * serialised once.
+   * serialised once. `onReleased`: told the page time the render cost after its answer, when it
+   * left its page to be reset (PageRequest.onReleased; the render that started the flight).
    */
-  async render(given: RenderRequest, owner?: string, digestGiven?: string, signal?: AbortSignal, caller: CallerClass = 'paid'): Promise<RenderedImage> {
+  async render(given: RenderRequest, owner?: string, digestGiven?: string, signal?: AbortSignal, caller: CallerClass = 'paid', onReleased?: (pageMs: number) => void): Promise<RenderedImage> {
     // the digest and the page share the config's one JSON text; the zone and locale it is drawn
     // in are part of both
     const req = withZoneLocale(withConfigJson(given), this.pool.zone);
     const digest = digestGiven ?? renderDigest(req);
     const flight = caller === 'paid' ? digest : `${caller}:${digest}`;
-    const { value, joined } = await this.inFlight.join(flight, (abort) => this.renderNow(req, owner, abort, caller), signal);
+    const { value, joined } = await this.inFlight.join(flight, (abort) => this.renderNow(req, owner, abort, caller, false, onReleased), signal);
     const renderer = this.rendererOf(req);
     return { ...value, coalesced: joined, digest, ...(renderer !== undefined ? { renderer } : {}) };
   }
@@ -135,9 +136,9 @@ export class RenderService {
    * chart's part boxes (title, legend, chartArea, scales by id) as the page measured them. Never
    * shares a flight with other renders: only these ask the page for the boxes.
    */
-  async renderWithParts(given: RenderRequest, owner?: string, signal?: AbortSignal, caller: CallerClass = 'paid'): Promise<RenderedImage & { parts: Record<string, PartBox> }> {
+  async renderWithParts(given: RenderRequest, owner?: string, signal?: AbortSignal, caller: CallerClass = 'paid', onReleased?: (pageMs: number) => void): Promise<RenderedImage & { parts: Record<string, PartBox> }> {
     const req = withConfigJson(given);
-    const value = await this.renderNow(req, owner, signal ?? new AbortController().signal, caller, true);
+    const value = await this.renderNow(req, owner, signal ?? new AbortController().signal, caller, true, onReleased);
     const renderer = this.rendererOf(req);
     return { ...value, parts: value.parts ?? {}, coalesced: false, digest: renderDigest(req), ...(renderer !== undefined ? { renderer } : {}) };
   }
@@ -150,7 +151,7 @@ export class RenderService {
     }
   }
 
-  private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal, caller: CallerClass, parts = false): Promise<Omit<RenderedImage, 'coalesced' | 'digest'> & { parts?: Record<string, PartBox> }> {
+  private async renderNow(req: RenderRequest, owner: string | undefined, signal: AbortSignal, caller: CallerClass, parts = false, onReleased?: (pageMs: number) => void): Promise<Omit<RenderedImage, 'coalesced' | 'digest'> & { parts?: Record<string, PartBox> }> {
     const started = performance.now();
     const deadlineMs = this.opts.deadlines?.[caller];
     const maxImageBytes = imageLimit(req.format, req.width, req.height, this.opts.maxImageBytes);
@@ -178,6 +179,7 @@ export class RenderService {
           budget: PAGE_BUDGETS[caller],
           ...(deadlineMs !== undefined ? { deadlineMs } : {}),
           ...(parts ? { parts: true } : {}),
+          ...(onReleased !== undefined ? { onReleased } : {}),
         },
         owner,
         signal,

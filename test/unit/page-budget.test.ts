@@ -57,4 +57,21 @@ describe('PageBudget', () => {
     expect(await b.run(ok, async () => 'image', () => 5)).to.equal('image');
     expect(refusal(() => b.admit(ok)).code).to.equal('rate_limit_exceeded');
   });
+
+  it('run(): what the page spent after the answer (its reset, a stop, a replacement) is charged when it is known, whichever way the render ended', async () => {
+    const clock = new FakeClock();
+    const b = new PageBudget(clock, { budgetMs: 1000, refillMsPerMin: 0 });
+    let release: (ms: number) => void = () => {};
+    const trial = { account: 'slow-neighbour' };
+    // the render answers at once (charged 5 ms) and its page is back 2 s later
+    expect(await b.run(trial, async (later) => ((release = later), 'image'), () => 5)).to.equal('image');
+    b.admit(trial);
+    release(2000);
+    expect(refusal(() => b.admit(trial)).code).to.equal('rate_limit_exceeded');
+    const failed = { address: 'failed' };
+    await b.run(failed, (later) => ((release = later), Promise.reject(renderFailed('a callback threw'))), () => 0).catch(() => {});
+    b.admit(failed);
+    release(1500);
+    expect(refusal(() => b.admit(failed)).code).to.equal('rate_limited');
+  });
 });
