@@ -103,7 +103,7 @@ function rideable(wire: WireRequest): boolean {
 export class PagePool {
   private pool!: Pool<RenderPage>;
   private closing = false;
-  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0, rides: 0, rideRetries: 0, resetCollections: 0, busyAfterRender: 0 };
+  readonly counters = { queueRejections: 0, renders: 0, pageResets: 0, renderInterrupts: 0, rides: 0, rideRetries: 0, resetCollections: 0, busyAfterRender: 0, resetsGivenUp: 0 };
   /** Pages reset or replaced after a lease, by why (resetReasons.ts); version switches are the affinity's. */
   readonly resets = new ResetTally();
   /** The leased pages' chains of renders (rides included). */
@@ -451,6 +451,8 @@ export class PagePool {
           // what the caller left in the renderer's heap, collected now rather than kept by an idle page
           if (await rp.collectIfLarge(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)))) this.counters.resetCollections++;
         } catch (err) {
+          // a page too busy to navigate within the reset's deadline: whoever waited for it waited that long
+          this.counters.resetsGivenUp++;
           this.log.warn({ err }, 'page reset failed; replacing it');
           await this.pool.destroy(rp);
           return;

@@ -40,6 +40,9 @@ export interface PoolStats {
   /** Pages that ran caller code and did not answer at once when its render was over: their script
    *  was stopped, or (still busy) their renderer replaced (pool.ts, RenderPage.settle). */
   busyAfterRender?: number;
+  /** Resets that gave up at their deadline (a page too busy to navigate): the page was replaced,
+   *  and whoever waited for it waited the whole deadline. */
+  resetsGivenUp?: number;
   /** The admission queue in front of the pages (see admission.ts). */
   admission?: AdmissionStats;
   /** How Chromium is contained (browser.ts); absent before the first launch. */
@@ -69,7 +72,7 @@ export interface RendererInfo {
 export interface StatsParts {
   size: number;
   pool: { available: number; borrowed: number; pending: number; admission: AdmissionStats };
-  counters: { queueRejections: number; renders: number; pageResets: number; renderInterrupts: number; rides: number; rideRetries: number; resetCollections: number; busyAfterRender: number };
+  counters: { queueRejections: number; renders: number; pageResets: number; renderInterrupts: number; rides: number; rideRetries: number; resetCollections: number; busyAfterRender: number; resetsGivenUp: number };
   pages: { pagesCreated: number; pagesDestroyed: number; pagesCrashed: number };
   browser: { restarts: number; connected: boolean; containment?: { sandbox: SandboxMode; uid: number; memoryWall: MemoryWallStatus } };
   versions: Record<ChartjsVersion, number>;
@@ -103,6 +106,7 @@ export function poolStats(p: StatsParts): PoolStats {
     rides: p.counters.rides,
     rideRetries: p.counters.rideRetries,
     busyAfterRender: p.counters.busyAfterRender,
+    resetsGivenUp: p.counters.resetsGivenUp,
     browserConnected: p.browser.connected,
     admission: p.pool.admission,
     ...(c && { renderer: rendererInfo(c.sandbox, c.uid, p.fingerprint) }),

@@ -137,6 +137,7 @@ export class Metrics implements RenderObserver, CacheObserver {
         }
       },
     });
+    follow('chartshot_page_resets_given_up_total', 'Page resets that gave up at their deadline (a page too busy to navigate) and replaced the page: whoever waited for it waited the whole deadline.', (s) => s.resetsGivenUp ?? 0);
     follow('chartshot_pages_busy_after_render_total', 'Pages that ran caller code and did not answer at once when its render was over: their script was stopped, or their renderer replaced.', (s) => s.busyAfterRender ?? 0);
     follow('chartshot_ride_retries_total', 'Rides sent again on a clean page: the page refused them, or the render ahead was interrupted or crashed.', (s) => s.rideRetries ?? 0);
     this.resetSnapshot = () => {

@@ -11,6 +11,7 @@ import { apiKey, bytes } from '../helpers/client.js';
 import type { PageRequest, RenderPage } from '../../src/render/page.js';
 import { LEFTOVERS, withTitleFn } from '../helpers/leftovers.js';
 import { afterMs, settle } from '../../src/settle.js';
+import { waitFor } from '../helpers/poll.js';
 
 interface Answer {
   status: number;
@@ -45,9 +46,8 @@ describe('caller code leaves nothing running', function () {
 
   describe('on a one-page pool', () => {
     // A reset waits min(15 s, RENDER_TIMEOUT_MS) for a page too busy to navigate before replacing
-    // it; requests wait for a page as long as it takes (no 503 on a slow machine): the time the
-    // next render waits is the page's, and must stay well under that deadline.
-    const RESET_DEADLINE_MS = 15000;
+    // it (counted: resetsGivenUp); requests wait for a page as long as it takes (no 503 on a slow
+    // machine), so a reset that gave up is what the next render would have waited for.
     let s: TestServer;
     let key: string;
     let clean: Buffer;
@@ -70,8 +70,8 @@ describe('caller code leaves nothing running', function () {
         const next = await send(BAR);
         expect(next.status, `next render: ${next.error}`).to.equal(200);
         expect(next.body.equals(clean), 'the next render is byte-identical to a clean one').to.equal(true);
-        expect(next.ms, 'the next render waited for the reset deadline').to.be.below(RESET_DEADLINE_MS);
         const after = s.deps.pool.stats();
+        expect(after.resetsGivenUp! - before.resetsGivenUp!, 'a reset gave up at its deadline: the next render waited for it').to.equal(0);
         expect(after.pageResets! - before.pageResets!, 'the page was reset').to.equal(1);
         // replaced only when it was still busy after being stopped
         const replaced = after.pagesDestroyed - before.pagesDestroyed;
@@ -94,8 +94,7 @@ describe('caller code leaves nothing running', function () {
       });
       const answered = performance.now();
       await s.deps.pool.render(request(withTitleFn(`${LEFTOVERS['an interval']} return 'left';`)));
-      const deadline = Date.now() + 60000;
-      while (released.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the page time to be charged', () => released.length > 0, { ms: 60000 });
       expect(released.length).to.equal(1);
       expect(released[0]).to.be.greaterThan(0).and.at.most(performance.now() - answered);
       // a plain render needs no reset: nothing to charge (the render after it proves its page is back)
@@ -162,8 +161,7 @@ describe('caller code leaves nothing running', function () {
       expect(attacks.map((a) => a.status), 'the attacks themselves are answered').to.deep.equal(kinds.map(() => 200));
       const failed = victim.filter((v) => v.status !== 200);
       expect(failed.map((v) => `${v.status} ${v.error}`), `failed among ${victim.length}`).to.deep.equal([]);
-      const slowest = Math.max(...victim.map((v) => v.ms));
-      expect(slowest, 'a render of the other account waited for a reset deadline').to.be.below(10000);
+      expect(after.resetsGivenUp! - before.resetsGivenUp!, "a reset gave up at its deadline: the other account's renders waited for it").to.equal(0);
       expect(victim.length).to.be.greaterThan(kinds.length);
       expect(after.pageResets! - before.pageResets!, 'every attack reset its page').to.be.at.least(kinds.length);
       expect(after.pagesDestroyed - before.pagesDestroyed, 'replaced only when found busy').to.be.at.most(after.busyAfterRender! - before.busyAfterRender!);
