@@ -240,12 +240,15 @@ async function main(): Promise<void> {
 
   let next = 0;
   const deadline = began + SECONDS * 1000;
+  // with faults, traffic goes on until the last restarted instance is back (a restart on a busy
+  // machine can outlast SOAK_SECONDS), so every fault happens under load
+  let faulting = FAULTS;
   const worker = async () => {
-    while (Date.now() < deadline) await step(next++);
+    while (Date.now() < deadline || faulting) await step(next++);
   };
   await sample();
   const sampler = setInterval(() => void sample(), SAMPLE_S * 1000);
-  await Promise.all([...Array.from({ length: CONCURRENCY }, worker), ...(FAULTS ? [faults()] : [])]);
+  await Promise.all([...Array.from({ length: CONCURRENCY }, worker), ...(FAULTS ? [faults().finally(() => (faulting = false))] : [])]);
   clearInterval(sampler);
   await sample();
 
