@@ -14,7 +14,7 @@
 //   style rules, its fonts, its URL; the event handlers of the window and the document;
 // - Chart.js's chart instances: none may stay registered.
 // Objects that state.js puts back anyway (caches, registries a render fills) are left out.
-// Why: docs/decisions/0036-page-state-digest.md.
+// Why: docs/decisions/0038-page-state-digest.md.
 
 var platformNames = /** @type {string[] | undefined} */ (/** @type {any} */ (window).__chartshotPlatformNames);
 try {
