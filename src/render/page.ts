@@ -255,15 +255,17 @@ export class RenderPage {
    * After a render that ran caller code, before anyone else may use the page: 'idle' when it
    * answers at once (answers()); otherwise whatever runs is stopped (Runtime.terminateExecution:
    * a loop in an event handler, a promise chain, what the page cannot cancel itself,
-   * renderer-page/task-guard.js) and it is asked again, up to `stops` times: 'stopped' when it
-   * then answers, 'busy' when it still does not (its renderer is to be replaced).
+   * renderer-page/task-guard.js) and it is asked again (within `stoppedMs`), up to `stops` times:
+   * 'stopped' when it then answers, 'busy' when it still does not (its renderer is to be replaced).
    */
-  async settle(ms = IDLE_PROBE_MS, stops = IDLE_STOPS): Promise<'idle' | 'stopped' | 'busy'> {
+  async settle(ms = IDLE_PROBE_MS, stops = IDLE_STOPS, stoppedMs = INTERRUPT_SETTLE_MS): Promise<'idle' | 'stopped' | 'busy'> {
     if (await this.answers(ms)) return 'idle';
     for (let i = 0; i < stops; i++) {
       if (this.dead) return 'busy';
       await withDeadline(this.cdp.send('Runtime.terminateExecution'), ms, 'terminate').catch(() => {});
-      if (await this.answers(ms)) return 'stopped';
+      // a stopped script ends at once: silence past an interrupted script's allowance is a page
+      // that cannot be stopped, not a busy machine answering late
+      if (await this.answers(stoppedMs)) return 'stopped';
     }
     return 'busy';
   }

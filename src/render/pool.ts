@@ -425,6 +425,13 @@ export class PagePool {
         if (!(await interruption)) rp.markDead('the interrupted script did not stop');
       }
       let keptBusy = false;
+      // a reset is counted as soon as it is decided (before the probe below waits on the page), so
+      // the figures a caller reads once its answer arrived already include it
+      const counted = reset !== null && !rp.dead && rp.renders < rp.maxRenders;
+      if (counted) {
+        this.counters.pageResets++;
+        this.resets.note(reset!);
+      }
       if (reset && !rp.dead) {
         // caller code ran: nothing it scheduled outlives the render (renderer-page/task-guard.js),
         // and what the page cannot cancel is stopped now; a page still busy is replaced
@@ -436,14 +443,12 @@ export class PagePool {
         }
       }
       if (rp.dead || rp.renders >= rp.maxRenders) {
-        // replaced: why it died (caller code that kept it busy), or its age
-        this.resets.note(rp.dead ? (reset === 'memory' || reset === 'interrupted' ? reset : keptBusy ? 'caller_code' : 'crash') : 'recycled');
+        // replaced: why it died (caller code that kept it busy: counted above), or its age
+        if (!(counted && keptBusy)) this.resets.note(rp.dead ? (reset === 'memory' || reset === 'interrupted' ? reset : keptBusy ? 'caller_code' : 'crash') : 'recycled');
         await this.pool.destroy(rp);
         return;
       }
       if (reset) {
-        this.counters.pageResets++;
-        this.resets.note(reset);
         try {
           // an interrupted script may have left timers that keep the page too busy to navigate:
           // a short wait, then a new page (a reset takes tens of ms on a page that can navigate)
