@@ -85,8 +85,9 @@ describe('page state is private to one render', function () {
     return res.text();
   };
   const idle = async () => {
-    // Resets run after the response: wait until both pages are back in the pool.
-    await waitFor('both pages back in the pool', () => s.deps.pool.stats().available >= 2, { ms: 5_000, stepMs: 10, state: () => s.deps.pool.stats() });
+    // Resets run after the response: wait until both pages are back in the pool (a replaced page
+    // loads anew: seconds on a loaded machine; the wait ends as soon as both are back).
+    await waitFor('both pages back in the pool', () => s.deps.pool.stats().available >= 2, { ms: 60_000, stepMs: 10, state: () => s.deps.pool.stats() });
     expect(s.deps.pool.stats().available).to.equal(2);
   };
   const pages = async (): Promise<Page[]> => {
