@@ -111,3 +111,8 @@ export function waitAtMost(p: PromiseLike<unknown>, ms: number): Promise<boolean
     );
   });
 }
+
+/** Resolves after `ms`: a plain pause (a poll's step), with no way out. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

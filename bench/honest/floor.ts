@@ -5,7 +5,7 @@
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startPool } from '../../src/main.js';
-import type { PageRequest } from '../../src/render/page.js';
+import type { PageRequest } from '../../src/render/wire.js';
 import { barBody, xyLine } from '../compare.js';
 import type { Body } from '../corpus/gen.js';
 import type { CorpusEntry } from './corpus.js';

@@ -16,7 +16,7 @@ import { startPool } from '../../src/main.js';
 import { RenderService } from '../../src/services/render.js';
 import { deadlinesFor } from '../../src/render/budgets.js';
 import type { RenderRequest } from '../../src/chart/request.js';
-import type { PageRequest } from '../../src/render/page.js';
+import type { PageRequest } from '../../src/render/wire.js';
 import { barBody } from '../compare.js';
 import type { Body } from '../corpus/gen.js';
 import type { CorpusEntry } from './corpus.js';

@@ -3,7 +3,9 @@
 // then has another page switched; pages of a version nobody asked for go back to the default.
 // The pool leases, this module chooses which page and switches it.
 import { CHARTJS_VERSIONS, type ChartjsVersion } from './harness.js';
-import { RenderError, type RenderPage } from './page.js';
+import type { RenderPage } from './page.js';
+import { RenderError } from './renderError.js';
+import { pageLoadDeadlineMs } from './pageTimes.js';
 
 /** Chart.js 4 is what a page loads first, and where an idle page of another version returns. */
 export const DEFAULT_CHARTJS: ChartjsVersion = 4;
@@ -135,7 +137,7 @@ export class VersionAffinity {
   async switchVersion(rp: RenderPage, version: ChartjsVersion): Promise<void> {
     this.switches++;
     try {
-      await rp.load(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), false, version);
+      await rp.load(pageLoadDeadlineMs(this.opts.renderTimeoutMs), false, version);
     } catch (err) {
       rp.markDead('version switch failed');
       throw new RenderError('crash', `the Chart.js ${version} page did not load: ${(err as Error).message}`);
@@ -175,5 +177,28 @@ export class VersionAffinity {
     const out: Record<ChartjsVersion, number> = { 2: 0, 3: 0, 4: 0 };
     for (const rp of this.live) if (!rp.dead) out[rp.version]++;
     return out;
+  }
+
+  /**
+   * Pages of a version nobody asked for within idleMs go back to the default version, one at a
+   * time, and only through a slot of the gate that is free while nobody waits (`slot`): it never
+   * takes a page from a waiting request (one arriving meanwhile may wait for the switch, ~150 ms).
+   * The page goes back through `back`, which frees the slot.
+   */
+  async sweep(idleMs: number, slot: { tryEnter(): boolean; leave(): void }, back: (rp: RenderPage) => void, warn: (err: unknown) => void): Promise<void> {
+    const v = this.idleVersion(idleMs);
+    if (v === undefined || !slot.tryEnter()) return;
+    let rp: RenderPage | undefined;
+    try {
+      rp = await this.take(v, false);
+      if (rp.version === v) await this.switchVersion(rp, DEFAULT_CHARTJS);
+    } catch (err) {
+      if (!rp) {
+        slot.leave();
+        return;
+      }
+      warn(err);
+    }
+    if (rp) back(rp);
   }
 }

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { sleep } from '../settle.js';
 import { NAME_RE, PREFIX, errText, findLayout, words, type CgroupVersion } from './cgroupLayout.js';
 
 export type { CgroupVersion } from './cgroupLayout.js';
@@ -51,7 +52,6 @@ function procsOf(dir: string): number[] {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Kills what is left in a group and removes it; a group that will not go is left (false). */
 async function removeGroup(dir: string, deadlineMs = 3000): Promise<boolean> {

@@ -1,177 +1,22 @@
 // One renderer page: a Chromium tab in its own browser context with the harness loaded, the CDP
 // call that runs a render on it, and the reset that cleans it. Leasing and recycling: pool.ts.
 import type { BrowserContext, CDPSession, Page, Protocol } from 'puppeteer-core';
-import { promisify } from 'node:util';
-import { deflateRaw } from 'node:zlib';
 import { HARNESS_ORIGIN, harnessUrl, type ChartjsVersion } from './harness.js';
 import { PAGE_LIMITS, type PageLimits } from './pageLimits.js';
 import type { DirectCall } from './cdpPipe.js';
 import { afterMs, afterSettled, onAbort, settle, withDeadline } from '../settle.js';
-import type { FloorResult, PageFailure, PageOptions, PageRequest as WireRequest, PageResult, PartBox } from '../../renderer-page/protocol.js';
+import type { FloorResult, PageFailure, PageResult, PartBox } from '../../renderer-page/protocol.js';
 import { DEFAULT_ZONE_LOCALE, type ZoneLocale } from '../chart/zoneLocale.js';
+import { ZoneEmulation } from './emulation.js';
+import { RenderError, RideRefused, fromPageFailure } from './renderError.js';
+import { IDLE_PROBE_MS, IDLE_STOPS, INTERRUPT_SETTLE_MS, RESET_COLLECT_BYTES } from './pageTimes.js';
+import { CALL_FLOOR, CALL_RENDER, fromAnswerText, toWire, wireArguments, type PageRequest, type WireRequest } from './wire.js';
 
-export type { PageResult, PartBox, WireRequest };
+export type { PageResult, PartBox };
 
-/** A render as Node asks for it: the page's options (renderer-page/protocol.d.ts) and the
- *  config, which toWire turns into what crosses CDP. */
-export interface PageRequest extends PageOptions {
-  config: Record<string, unknown>;
-  /** JSON.stringify(config), when the caller already has it: the page receives this text as is. */
-  configJson?: string;
-  /** This render's deadline, ms (its caller's class); absent: RENDER_TIMEOUT_MS. Never sent to the page. */
-  deadlineMs?: number;
-  /** When this render left its page to be reset (it ran caller code, or failed): called once
-   *  the page is back in the pool (settled, reset or replaced) with the page time that took
-   *  after the render's answer, ms, so that the caller is charged it. Never sent to the page. */
-  onReleased?: (pageMs: number) => void;
-}
-
-/**
- * Why a render did not produce an image. `config` = the chart config itself was refused by
- * Chart.js; `budget` = the page refused it for a budget (ticks, elements, log decades: the
- * message names it); `timeout` = it ran past its deadline and was interrupted.
- */
-export class RenderError extends Error {
-  constructor(
-    /** memory: the render went over its memory budget in the page, or Chromium's cgroup limit.
-     *  zone: the page's Intl knows no such time zone or locale (the message names which). */
-    readonly kind: 'config' | 'budget' | 'timeout' | 'crash' | 'busy' | 'too_large' | 'memory' | 'zone',
-    message: string,
-    /** busy only: the estimated time until a page would be free (Retry-After). */
-    readonly retryAfterMs?: number,
-    /** too_large only: the size the page measured, bytes (the image itself never left the page). */
-    readonly imageBytes?: number,
-  ) {
-    super(message);
-    this.name = 'RenderError';
-  }
-}
-
-/**
- * A ride (a render sent behind another on the same page before that one's answer came back,
- * pool.ts) that did not run as its own: the page refused it (the render ahead failed, ran
- * unproven caller code, or is still running), or the render ahead was interrupted or the page
- * crashed while it waited. Nothing of it is the caller's: the pool sends it again on a clean page.
- */
-export class RideRefused extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'RideRefused';
-  }
-}
-
-/** How long an interrupted script may take to stop before its page is replaced. */
-export const INTERRUPT_SETTLE_MS = 1000;
-
-/**
- * How long a page that ran caller code may take to answer a trivial evaluation once the render
- * is over, ms. Anything the render scheduled was cancelled in the page (task-guard.js), so a
- * free main thread answers in well under a millisecond; one that does not is running caller code
- * that outlived its render, and is stopped (RenderPage.settle).
- */
-export const IDLE_PROBE_MS = 100;
-/** Times a page that still does not answer is stopped again before it is replaced. */
-export const IDLE_STOPS = 2;
-
-/**
- * A reset page whose renderer's heap holds more than this (the document before it, uncollected)
- * is collected at once. A fresh harness holds about 5 MB, one reset after a few hundred renders
- * about 30 (V8 and Blink's heaps together); a caller's DOM bomb stopped at its deadline left
- * 340 MB of garbage and 1.3 GB of RSS that an idle renderer kept (V8's memory reducer is off,
- * browser.ts): collected, the RSS fell to 156 MB. A full collection costs 25-80 ms on a
- * warm page, 420 ms on that one: only pages over this pay it.
- */
-export const RESET_COLLECT_BYTES = 64 * 1024 * 1024;
-
-// the request's options as JSON text, its long texts on their own, the answer as one string
-// (renderer-page/protocol.d.ts RequestText, AnswerText; decision 31). `this` is the harness's
-// API object as the page's load returned it (frozen), never looked up by name: caller code can
-// redefine window.chartshot, and a ride queued behind its render would otherwise be handed to
-// whatever it put there.
-const CALL_RENDER = 'function (o, c, d, j) { return this.renderWire(o, c, d, j); }';
-const CALL_FLOOR = 'function (req, n) { return this.floor(req, n); }';
-
-export const WARMUP: PageRequest = {
-  config: {
-    type: 'bar',
-    data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'warm', data: [1, 2, 3] }] },
-    options: { plugins: { title: { display: true, text: 'warm' } } },
-  },
-  width: 320,
-  height: 200,
-  format: 'png',
-  backgroundColor: '#fff',
-  allowFunctions: false,
-  watermark: null,
-};
 
 /** 10000 -> "10 s", 2500 -> "2.5 s". */
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(2))} s`;
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** Config texts from this length on cross CDP deflated. */
-export const DEFLATE_FROM = 64 * 1024;
-const deflate = promisify(deflateRaw);
-
-/**
- * The request as it crosses CDP. The config travels as a JSON string, which the page parses
- * with JSON.parse: Chromium turns a protocol object argument into a V8 object about four times
- * slower (5,000 points: 30 ms as an object, 7 ms as a string). Still data, never code. A large
- * text travels deflated (level 1, on libuv's thread pool) as base64: CDP moves about 30 ms per
- * MB through the browser process, and a 100,000-point line's 2 MB shrink to 0.65 MB (80 ms ->
- * 40 ms including the page's inflate and parse; deflating takes 9 ms off the event loop).
- */
-export async function toWire(req: PageRequest, deflateFrom = DEFLATE_FROM): Promise<WireRequest & ({ configJson: string } | { configDeflated: string })> {
-  const { config, configJson, deadlineMs: _deadline, onReleased: _released, ...rest } = req;
-  const json = configJson ?? JSON.stringify(config);
-  if (json.length < deflateFrom) return { ...rest, configJson: json };
-  const packed = await deflate(Buffer.from(json, 'utf8'), { level: 1 });
-  return { ...rest, configDeflated: packed.toString('base64') };
-}
-
-/** Network, Audits and Log events carry each URL the page tries, in full, to Node (a loop of
- *  new Image().src = <1 MB URL> moved 2 MB per attempt); interception needs only Fetch. */
-export async function quietDomains(page: Page): Promise<void> {
-  const client = (page as unknown as { _client(): CDPSession })._client();
-  await client.send('Network.disable');
-  await client.send('Audits.disable');
-  await client.send('Log.disable');
-}
-
-/**
- * renderWire's arguments (renderer-page/protocol.d.ts RequestText): the options as JSON text,
- * then the config's JSON, the deflated config and the JavaScript config, each as it is or null.
- * A long text inside the options' JSON would be escaped twice (once there, once in the CDP
- * message) and parsed twice in the page.
- */
-export function wireArguments(req: WireRequest): [string, string | null, string | null, string | null] {
-  const { configJson, configDeflated, configJs, ...options } = req as WireRequest & { configJson?: string; configDeflated?: string };
-  return [JSON.stringify(options), configJson ?? null, configDeflated ?? null, configJs ?? null];
-}
-
-/**
- * The page's answer string (renderer-page/protocol.d.ts AnswerText) as the answer object: the
- * fields' JSON up to the first newline, the image after it. Anything else is no answer
- * (undefined: call() makes it a crash).
- */
-export function fromAnswerText(text: unknown): unknown {
-  if (typeof text !== 'string') return undefined;
-  const nl = text.indexOf('\n');
-  if (nl < 0) return undefined;
-  let fields: unknown;
-  try {
-    fields = JSON.parse(text.slice(0, nl));
-  } catch {
-    return undefined;
-  }
-  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) return undefined;
-  const answer = fields as Record<string, unknown>;
-  if (answer.ok === true) answer.data = text.slice(nl + 1);
-  return answer;
-}
 
 export class RenderPage {
   renders = 0;
@@ -189,9 +34,8 @@ export class RenderPage {
   private interrupted: Promise<boolean> | null = null;
   /** Interruptions so far: a ride tells one of the render ahead of it from its own. */
   private interrupts = 0;
-  /** The zone and locale this page's emulation was last sent (Chromium keeps them across the
-   *  page's loads); null: none sent yet. */
-  private emulated: ZoneLocale | null = null;
+  /** The zone and locale emulation of this page's session. */
+  private readonly zone = new ZoneEmulation((method, params) => this.command(method, params));
 
   constructor(
     readonly id: number,
@@ -290,34 +134,13 @@ export class RenderPage {
     return emulating ? Promise.all([drawn, emulating]).then(([res]) => res) : drawn;
   }
 
-  /**
-   * Puts the page in `want`'s zone and locale with Chromium's own emulation (the zone of Date and
-   * Intl, Intl's default locale, navigator.language) when it is not there already; null when it
-   * is. The commands are not awaited before the render sent after them: a session's commands run
-   * in order in the renderer, so that render draws in the new zone (0 of 30 pipelined pairs out
-   * of order behind busy scripts) and a switch costs no round trip of its own. Chromium keeps
-   * the emulation across the page's loads. A failed switch leaves the page's zone unknown: the
-   * page is replaced. Chromium takes an unknown zone without complaint and stays where it was,
-   * so the page checks what it draws in as well (harness render.js).
-   */
+  /** The page in `want`'s zone and locale (emulation.ts); null when it is there already. A
+   *  failed switch leaves the page's zone unknown: the page is replaced. */
   emulate(want: ZoneLocale): Promise<void> | null {
-    const was = this.emulated;
-    if (was && was.timezone === want.timezone && was.locale === want.locale) return null;
-    this.emulated = want;
-    const sends: Promise<unknown>[] = [];
-    if (!was || was.timezone !== want.timezone) sends.push(this.command('Emulation.setTimezoneOverride', { timezoneId: want.timezone }));
-    if (!was || was.locale !== want.locale) {
-      sends.push(this.command('Emulation.setLocaleOverride', { locale: want.locale }));
-      // navigator.language(s); an empty user agent leaves the browser's own
-      sends.push(this.command('Emulation.setUserAgentOverride', { userAgent: '', acceptLanguage: want.locale }));
-    }
-    return Promise.all(sends).then(
-      () => undefined,
-      (err: unknown) => {
-        this.markDead('the time zone or locale could not be set');
-        throw new RenderError('crash', `emulating ${want.timezone} and ${want.locale} failed: ${(err as Error).message}`.slice(0, 300));
-      },
-    );
+    return this.zone.set(want)?.catch((err: unknown) => {
+      this.markDead('the time zone or locale could not be set');
+      throw new RenderError('crash', `emulating ${want.timezone} and ${want.locale} failed: ${(err as Error).message}`.slice(0, 300));
+    }) ?? null;
   }
 
   /** A CDP command on this page's session, written to the pipe now (in order with the render call). */
@@ -415,24 +238,6 @@ export class RenderPage {
     }
   }
 
-  /** A refused render as its error (String: floor's answer has no error of its own). */
-  private failed(f: PageFailure): RenderError {
-    if (f.memoryBudget === true) {
-      // what the refused allocations left behind (and whatever caller code still holds) goes
-      // with the page's renderer: the page is replaced, not reset
-      this.markDead('memory budget exceeded');
-      return new RenderError('memory', String(f.error).slice(0, 300));
-    }
-    if (f.wrongZone === true) {
-      // the emulation did not take: whatever the page is in, it is not to be trusted again
-      this.markDead('the page was not in its render\'s time zone and locale');
-      return new RenderError('crash', 'the page was not in the time zone and locale of its request');
-    }
-    if (f.unknownZone !== undefined) return new RenderError('zone', f.unknownZone);
-    const kind = typeof f.imageBytes === 'number' ? 'too_large' : f.budget === true ? 'budget' : 'config';
-    return new RenderError(kind, String(f.error).slice(0, 300), undefined, f.imageBytes);
-  }
-
   private async call<T extends { ok: boolean }>(
     fn: string,
     args: unknown[],
@@ -472,7 +277,10 @@ export class RenderPage {
       if (value.ok === false) {
         const f = value as unknown as PageFailure;
         if (f.rideRefused === true && behind) throw new RideRefused('the page was not clean for a ride');
-        throw this.failed(f);
+        const { error, replace } = fromPageFailure(f);
+        // what a memory budget's refused allocations left, or an emulation that did not take: the page is not reused
+        if (replace) this.markDead(replace);
+        throw error;
       }
       return value as T;
     } catch (err) {

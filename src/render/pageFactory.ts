@@ -2,11 +2,12 @@
 // harness loads, every request answered from the harness files or blocked, warmed up with two
 // renders. It is generic-pool's factory (create, destroy, validate) and knows which pages live.
 import type { Factory } from 'generic-pool';
-import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { LaunchedBrowser } from './browser.js';
 import { HARNESS_ORIGIN, type HarnessFile } from './harness.js';
-import { RenderPage, WARMUP, quietDomains, sleep, toWire } from './page.js';
-import { withDeadline } from '../settle.js';
+import { RenderPage } from './page.js';
+import { WARMUP, toWire } from './wire.js';
+import { sleep, withDeadline } from '../settle.js';
 import type { Logger } from '../log.js';
 import { DEFAULT_LOCALE, DEFAULT_TIMEZONE } from '../chart/zoneLocale.js';
 
@@ -122,4 +123,13 @@ export class PageFactory implements Factory<RenderPage> {
   browserGone(browser: Browser): void {
     for (const rp of this.live) if (rp.page.browser() === browser) rp.markDead('browser disconnected');
   }
+}
+
+/** Network, Audits and Log events carry each URL the page tries, in full, to Node (a loop of
+ *  new Image().src = <1 MB URL> moved 2 MB per attempt); interception needs only Fetch. */
+async function quietDomains(page: Page): Promise<void> {
+  const client = (page as unknown as { _client(): CDPSession })._client();
+  await client.send('Network.disable');
+  await client.send('Audits.disable');
+  await client.send('Log.disable');
 }

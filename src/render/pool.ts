@@ -7,10 +7,14 @@ import { AdmissionGate, AdmissionRefused, type AdmissionStats } from './admissio
 import { VersionAffinity, DEFAULT_CHARTJS, VERSION_IDLE_MS } from './affinity.js';
 import type { PageFactory } from './pageFactory.js';
 import type { ChartjsVersion } from './harness.js';
-import { RenderError, RideRefused, sleep, toWire, type PageRequest, type PageResult, type RenderPage, type WireRequest } from './page.js';
+import type { PageResult, RenderPage } from './page.js';
+import { RenderError, RideRefused } from './renderError.js';
+import { pageAttributes, toWire, type PageRequest, type WireRequest } from './wire.js';
+import { giveBack, type ReturnDeps } from './release.js';
+import { RideBook, type Chain, type Ride } from './rides.js';
 import type { Logger } from '../log.js';
-import { tracer, type SpanAttributes } from '../tracing.js';
-import { afterMs, settle, untilSettled, withDeadline } from '../settle.js';
+import { tracer } from '../tracing.js';
+import { afterMs, settle, sleep, untilSettled, withDeadline } from '../settle.js';
 import { ResetTally, answerResetReason, errorResetReason, type ResetReason } from './resetReasons.js';
 
 export interface LeaseOptions {
@@ -34,72 +38,8 @@ export interface MemoryWatch {
   overMemory(): RenderError;
 }
 
-/** How long the reset of a page whose render was interrupted may take before it is replaced. */
-export const INTERRUPTED_RESET_MS = 2000;
-
-/**
- * A place behind the render a page is drawing: a waiting request handed one (AdmissionGate
- * handOff) sends its render to that page at once, to run as soon as the one ahead of it ends,
- * instead of waiting for the answer to cross back to Node and the page to be given back
- * (about 1-3 ms a render in which the page draws nothing). docs/decisions/0033-rides.md.
- */
-interface Ride {
-  readonly page: RenderPage;
-  /** The render ahead of it (settles either way). */
-  readonly behind: Promise<unknown>;
-}
-
-/** The renders sent to one leased page since it was leased: it goes back when the last ends. */
-interface Chain {
-  /** Renders sent (or rides handed out) and not ended yet. */
-  count: number;
-  /** Why the page must be reset before anyone else may use it (the first render of the chain
-   *  that needs it names it); null: no reset. */
-  reset: ResetReason | null;
-  /** performance.now() at lease. */
-  readonly leased: number;
-  /** A ride handed out behind the last render and not sent yet. */
-  riding: boolean;
-  /** The last render sent, when a ride may still go behind it (none handed out yet). */
-  open: Promise<unknown> | null;
-  /** When that render was sent (performance.now()): the oldest is likely the first to end. */
-  openedAt: number;
-  /** When the render ahead of the next one ended (performance.now()): each render's own hold time. */
-  lastEnd: number;
-  /** Renders that left the page to be reset, and when each ended: they pay for the page's time
-   *  after their answer (PageRequest.onReleased). */
-  payers: Payer[];
-}
-
-interface Payer {
-  readonly pay: (pageMs: number) => void;
-  readonly endedAt: number;
-}
-
-/**
- * Renders that may have a ride behind them: ones the page answers synchronously (a deflated
- * config and images make it await: a ride would run in the middle of them) and that run no
- * caller code. The page would refuse a ride behind caller code it cannot prove pure, after the
- * ride crossed for nothing; a config with function strings is not worth the guess (the rule of
- * src/chart/callerCode.ts mayRunCallerCode, read off the config's text, escapes counted as
- * those words: a key with them in it only costs a ride). A render that fails is only known when it ended: the page refuses
- * the ride behind it then.
- */
-function rideable(wire: WireRequest): boolean {
-  if ('configDeflated' in wire && wire.configDeflated !== undefined) return false;
-  if (wire.images !== undefined || wire.configJs !== undefined) return false;
-  if (!wire.allowFunctions) return true;
-  const json = 'configJson' in wire && typeof wire.configJson === 'string' ? wire.configJson : null;
-  // the caller's own JSON text: "\u0066unction" is "function" once the page parses it, so any
-  // \u escape counts as one of those words (JSON has no other escape that makes a letter, = or >)
-  return json !== null && !json.includes('function') && !json.includes('=>') && !json.includes('\\u');
-}
-
-// Every lease is given back in `finally`; a page that failed, timed out or crashed
-// is destroyed, a page that ran caller code is reset (page.ts) before anyone else may use it
-// (unless every function was proven pure by renderer-page/pure.js and the page found nothing
-// left behind: then it is reused at once), and pages recycle after a staggered number of
-// renders.
+// Every lease is given back in `finally`, reset or replaced as its renders require (release.ts);
+// pages recycle after a staggered number of renders.
 export class PagePool {
   private pool!: Pool<RenderPage>;
   private closing = false;
@@ -107,7 +47,9 @@ export class PagePool {
   /** Pages reset or replaced after a lease, by why (resetReasons.ts); version switches are the affinity's. */
   readonly resets = new ResetTally();
   /** The leased pages' chains of renders (rides included). */
-  private readonly chains = new Map<RenderPage, Chain>();
+  private readonly rides: RideBook;
+  /** What giving a page back needs (release.ts). */
+  private readonly returns: ReturnDeps;
   /**
    * Who may lease a page next. generic-pool's own queue is strictly FIFO and only refuses when
    * full or when the wait ran out; the gate in front of it holds one slot per page, serves
@@ -129,6 +71,16 @@ export class PagePool {
     this.gate = new AdmissionGate({ slots: opts.size, maxQueue: opts.maxQueue, maxWaitMs: opts.acquireTimeoutMs });
     const source = { acquire: () => this.pool.acquire(), release: (rp: RenderPage) => this.pool.release(rp), available: () => this.pool.available };
     this.versions = new VersionAffinity(source, factory.live, opts);
+    this.rides = new RideBook(this.gate, { closing: () => this.closing, back: (rp, reset, lastEnd, payers) => void giveBack(this.returns, rp, reset, lastEnd, payers) });
+    this.returns = {
+      destroy: (rp) => this.pool.destroy(rp),
+      release: (rp) => this.versions.release(rp),
+      leave: (heldMs) => this.gate.leave(heldMs),
+      counters: this.counters,
+      resets: this.resets,
+      renderTimeoutMs: opts.renderTimeoutMs,
+      log,
+    };
   }
 
   /** Pre-warms every page; resolves when the pool is full. */
@@ -162,7 +114,9 @@ export class PagePool {
       await sleep(20);
     }
     const idleMs = this.opts.versionIdleMs ?? VERSION_IDLE_MS;
-    this.sweepTimer = setInterval(() => void this.sweepVersions(idleMs), Math.max(250, idleMs / 4));
+    const back = (rp: RenderPage) => void giveBack(this.returns, rp, null, undefined);
+    const warn = (err: unknown) => this.log.warn({ err }, 'switching a page back to the default Chart.js version failed');
+    this.sweepTimer = setInterval(() => void (this.closing ? undefined : this.versions.sweep(idleMs, this.gate, back, warn)), Math.max(250, idleMs / 4));
     this.sweepTimer.unref();
   }
 
@@ -174,7 +128,7 @@ export class PagePool {
   private async acquire(owner: string, signal?: AbortSignal, version: ChartjsVersion = DEFAULT_CHARTJS, mayRide = false): Promise<RenderPage | Ride> {
     if (this.closing) throw new RenderError('busy', 'shutting down');
     if (mayRide && !signal?.aborted) {
-      const ride = this.openRide(version);
+      const ride = this.rides.open(version);
       if (ride) return ride;
     }
     const wait = this.gate.enter(owner, signal, mayRide ? version : undefined);
@@ -201,33 +155,10 @@ export class PagePool {
     }
     if (signal?.aborted) {
       // gone while generic-pool found the page: nothing ran on it, so no reset
-      void this.giveBack(rp, null, undefined);
+      void giveBack(this.returns, rp, null, undefined);
       throw new RenderError('busy', 'the client went away');
     }
     return rp;
-  }
-
-  /**
-   * Pages of a version nobody asked for within idleMs go back to the default version, one at a
-   * time, and only through a slot of the gate that is free while nobody waits: it never takes a
-   * page from a waiting request (one arriving meanwhile may wait for the switch, ~150 ms).
-   */
-  private async sweepVersions(idleMs: number): Promise<void> {
-    if (this.closing || !this.pool) return;
-    const v = this.versions.idleVersion(idleMs);
-    if (v === undefined || !this.gate.tryEnter()) return;
-    let rp: RenderPage | undefined;
-    try {
-      rp = await this.versions.take(v, false);
-      if (rp.version === v) await this.versions.switchVersion(rp, DEFAULT_CHARTJS);
-    } catch (err) {
-      if (!rp) {
-        this.gate.leave();
-        return;
-      }
-      this.log.warn({ err }, 'switching a page back to the default Chart.js version failed');
-    }
-    if (rp) void this.giveBack(rp, null, undefined);
   }
 
   /**
@@ -248,8 +179,7 @@ export class PagePool {
     if ('behind' in got) return this.ride(got, req, wire, owner, signal);
     const rp = got;
     const leased = performance.now();
-    const chain: Chain = { count: 1, reset: null, leased, riding: false, open: null, openedAt: 0, lastEnd: leased, payers: [] };
-    this.chains.set(rp, chain);
+    const chain = this.rides.lease(rp, leased);
     let reset: ResetReason | null = 'failed';
     try {
       if (rp.version !== version) await this.versions.switchVersion(rp, version);
@@ -265,7 +195,7 @@ export class PagePool {
       throw err;
     } finally {
       // a refused config may have left half-built state behind: reset before reuse
-      this.ended(rp, chain, reset, req.onReleased);
+      this.rides.ended(rp, chain, reset, req.onReleased);
     }
   }
 
@@ -273,67 +203,18 @@ export class PagePool {
    *  count of renders moves when it drew. */
   private draw(rp: RenderPage, chain: Chain, req: PageRequest, wire: WireRequest, behind?: Promise<unknown>): Promise<PageResult> {
     this.counters.renders++;
-    const attributes = pageAttributes(req, rp.id);
+    const attributes = pageAttributes(req, rp.id, req.chartjs ?? DEFAULT_CHARTJS);
     if (behind) attributes['chartshot.ride'] = true;
     return tracer()
-      .span('page render', attributes, () => this.send(rp, chain, wire, req.deadlineMs, behind))
+      .span('page render', attributes, () => {
+        const p = rp.render(wire, req.deadlineMs, behind);
+        this.rides.sent(rp, chain, wire, p, behind);
+        return p;
+      })
       .then((res) => {
         rp.renders++;
         return res;
       });
-  }
-
-  /**
-   * Sends a render on a leased page (behind another one for a ride). Once it is the one the
-   * page draws (at once, or when the render ahead of it ended), a ride behind it is offered to
-   * the next request waiting, when it allows one: at most one render waits in a page, so
-   * queueing stays with the admission gate (its limits, its fairness, its Retry-After).
-   */
-  private send(rp: RenderPage, chain: Chain, wire: WireRequest, deadlineMs: number | undefined, behind?: Promise<unknown>): Promise<PageResult> {
-    const p = rp.render(wire, deadlineMs, behind);
-    chain.open = null;
-    // no ride behind a render the page awaits, or one that may be the page's last before it recycles
-    if (!rideable(wire) || rp.renders + chain.count + 1 >= rp.maxRenders) return p;
-    let over = false;
-    // settles when the render does, either way; an open place behind it closes then
-    const done = () => {
-      over = true;
-      if (chain.open === behindIt) chain.open = null;
-    };
-    const behindIt: Promise<void> = p.then(done, done);
-    const offer = () => {
-      // not on a page that is dead, interrupted or going away, nor behind a render already over
-      if (over || this.closing || chain.riding || chain.count === 0 || this.chains.get(rp) !== chain || rp.dead || rp.wasInterrupted) return;
-      if (this.gate.handOff({ page: rp, behind: behindIt } satisfies Ride, (tag) => tag === rp.version)) {
-        chain.count++;
-        chain.riding = true;
-        return;
-      }
-      // nobody waits: the first request to come while it draws rides behind it
-      chain.open = behindIt;
-      chain.openedAt = performance.now();
-    };
-    if (behind) void behind.then(offer);
-    else offer();
-    return p;
-  }
-
-  /** A ride for a request that would otherwise queue: behind the oldest render of its version
-   *  that still takes one. Only when no page is free and nobody waits (nobody is overtaken). */
-  private openRide(version: ChartjsVersion): Ride | null {
-    if (this.closing || !this.gate.full()) return null;
-    let best: [RenderPage, Chain] | null = null;
-    for (const [rp, chain] of this.chains) {
-      if (!chain.open || chain.riding || rp.dead || rp.wasInterrupted || rp.version !== version) continue;
-      if (!best || chain.openedAt < best[1].openedAt) best = [rp, chain];
-    }
-    if (!best) return null;
-    const [page, chain] = best;
-    const ride: Ride = { page, behind: chain.open! };
-    chain.open = null;
-    chain.count++;
-    chain.riding = true;
-    return ride;
   }
 
   /**
@@ -346,10 +227,10 @@ export class PagePool {
    */
   private async ride(ride: Ride, req: PageRequest, wire: WireRequest, owner: string, signal?: AbortSignal): Promise<PageResult> {
     const rp = ride.page;
-    const chain = this.chains.get(rp)!;
+    const chain = this.rides.chainOf(rp);
     chain.riding = false;
     if (this.closing || signal?.aborted || rp.dead || rp.wasInterrupted) {
-      this.ended(rp, chain, null);
+      this.rides.ended(rp, chain, null);
       if (this.closing) throw new RenderError('busy', 'shutting down');
       if (signal?.aborted) throw new RenderError('busy', 'the client went away');
       this.counters.rideRetries++;
@@ -360,8 +241,8 @@ export class PagePool {
     const sent = this.draw(rp, chain, req, wire, ride.behind);
     // the page's chain ends when the page is done with the ride, whatever its caller was told
     void sent.then(
-      (res) => this.ended(rp, chain, res.needsReset !== false ? answerResetReason(res) : null, req.onReleased),
-      (err: unknown) => this.ended(rp, chain, errorResetReason(err), req.onReleased),
+      (res) => this.rides.ended(rp, chain, res.needsReset !== false ? answerResetReason(res) : null, req.onReleased),
+      (err: unknown) => this.rides.ended(rp, chain, errorResetReason(err), req.onReleased),
     );
     // once the render ahead is over the ride is the page's own render, with its own deadline
     const tooLong = afterMs(this.opts.acquireTimeoutMs, () => new RenderError('busy', 'no renderer free in time', this.gate.stats().avgHoldMs));
@@ -381,22 +262,6 @@ export class PagePool {
     return this.render(req, owner, signal, false);
   }
 
-  /** One render of a page's chain ended: the page goes back when it was the last. */
-  private ended(rp: RenderPage, chain: Chain, reset: ResetReason | null, onReleased?: (pageMs: number) => void): void {
-    const now = performance.now();
-    // the first render that needs a reset names it (a ride refused behind it is its consequence)
-    chain.reset ??= reset;
-    if (reset && onReleased) chain.payers.push({ pay: onReleased, endedAt: now });
-    if (--chain.count > 0) {
-      // a ride's own hold time, from when the render ahead of it ended
-      this.gate.sample(now - chain.lastEnd);
-      chain.lastEnd = now;
-      return;
-    }
-    this.chains.delete(rp);
-    void this.giveBack(rp, chain.reset, chain.lastEnd, chain.payers);
-  }
-
   /** The in-page floor: how long Chart.js itself takes per render on a leased page. */
   async floor(req: PageRequest, n: number): Promise<{ msPerRender: number; checkMsPerRender: number }> {
     const version = req.chartjs ?? DEFAULT_CHARTJS;
@@ -406,70 +271,7 @@ export class PagePool {
       return await rp.floor(req, n);
     } finally {
       // n renders in one lease: not a sample of the usual hold time
-      void this.giveBack(rp, null, undefined);
-    }
-  }
-
-  /** Returns (or replaces) a page, then frees its gate slot: exactly once per lease. `leased`
-   *  (performance.now() at lease) feeds the gate's average hold time; undefined = no sample.
-   *  `payers`: the renders that left it to be reset, charged the time until it is back. */
-  private async giveBack(rp: RenderPage, needed: ResetReason | null, leased: number | undefined, payers: readonly Payer[] = []): Promise<void> {
-    try {
-      // a render past its deadline was interrupted: reset once its script stopped, else replaced
-      const interruption = rp.takeInterruption();
-      const interrupted = interruption !== null;
-      let reset = needed;
-      if (interrupted) {
-        this.counters.renderInterrupts++;
-        reset = 'interrupted';
-        if (!(await interruption)) rp.markDead('the interrupted script did not stop');
-      }
-      let keptBusy = false;
-      // a reset is counted as soon as it is decided (before the probe below waits on the page), so
-      // the figures a caller reads once its answer arrived already include it
-      const counted = reset !== null && !rp.dead && rp.renders < rp.maxRenders;
-      if (counted) {
-        this.counters.pageResets++;
-        this.resets.note(reset!);
-      }
-      if (reset && !rp.dead) {
-        // caller code ran: nothing it scheduled outlives the render (renderer-page/task-guard.js),
-        // and what the page cannot cancel is stopped now; a page still busy is replaced
-        const state = await rp.settle();
-        if (state !== 'idle') this.counters.busyAfterRender++;
-        if (state === 'busy') {
-          keptBusy = true;
-          rp.markDead('caller code kept the page busy after its render');
-        }
-      }
-      if (rp.dead || rp.renders >= rp.maxRenders) {
-        // replaced: why it died (caller code that kept it busy: counted above), or its age
-        if (!(counted && keptBusy)) this.resets.note(rp.dead ? (reset === 'memory' || reset === 'interrupted' ? reset : keptBusy ? 'caller_code' : 'crash') : 'recycled');
-        await this.pool.destroy(rp);
-        return;
-      }
-      if (reset) {
-        try {
-          // an interrupted script may have left timers that keep the page too busy to navigate:
-          // a short wait, then a new page (a reset takes tens of ms on a page that can navigate)
-          await rp.load(interrupted ? INTERRUPTED_RESET_MS : Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)), true);
-          // what the caller left in the renderer's heap, collected now rather than kept by an idle page
-          if (await rp.collectIfLarge(Math.min(15000, Math.max(3000, this.opts.renderTimeoutMs)))) this.counters.resetCollections++;
-        } catch (err) {
-          // a page too busy to navigate within the reset's deadline: whoever waited for it waited that long
-          this.counters.resetsGivenUp++;
-          this.log.warn({ err }, 'page reset failed; replacing it');
-          await this.pool.destroy(rp);
-          return;
-        }
-      }
-      await this.versions.release(rp);
-    } catch (err) {
-      this.log.error({ err }, 'returning a page to the pool failed');
-    } finally {
-      const now = performance.now();
-      this.gate.leave(leased === undefined ? undefined : now - leased);
-      for (const p of payers) p.pay(now - p.endedAt);
+      void giveBack(this.returns, rp, null, undefined);
     }
   }
 
@@ -495,18 +297,4 @@ export class PagePool {
     if (!this.pool) return;
     await withDeadline(this.pool.drain().then(() => this.pool.clear()), 15000, 'pool drain').catch((err) => this.log.warn({ err }, 'pool drain incomplete'));
   }
-}
-
-/** What a page render span says about its chart (no config content: it may be private). */
-function pageAttributes(req: PageRequest, pageId: number): SpanAttributes {
-  const type = req.configJs !== undefined ? 'javascript' : typeof req.config.type === 'string' ? req.config.type.slice(0, 32) : 'mixed';
-  return {
-    'chartshot.page.id': pageId,
-    'chartshot.chart.type': type,
-    'chartshot.chartjs': req.chartjs ?? DEFAULT_CHARTJS,
-    'chartshot.width': req.width,
-    'chartshot.height': req.height,
-    'chartshot.format': req.format,
-    'chartshot.device_pixel_ratio': req.devicePixelRatio ?? 1,
-  };
 }

@@ -2,7 +2,7 @@
 // gate of their own so a burst of downloads never takes a render's page.
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { AdmissionGate, AdmissionRefused } from './admission.js';
-import { RenderError } from './page.js';
+import { RenderError } from './renderError.js';
 import { withDeadline } from '../settle.js';
 
 export interface PrinterOptions {

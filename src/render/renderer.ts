@@ -9,13 +9,17 @@ import { PageFactory } from './pageFactory.js';
 import { PagePool } from './pool.js';
 import { DocumentPrinter } from './printer.js';
 import { loadHarnessFiles } from './harness.js';
-import { RenderError, type PageRequest, type PageResult, type RenderPage } from './page.js';
+import type { PageResult, RenderPage } from './page.js';
+import { RenderError } from './renderError.js';
+import type { PageRequest } from './wire.js';
 import { fingerprintOf, fontsHash, type RendererFingerprint } from './fingerprint.js';
 import { poolStats, type PoolStats } from './stats.js';
 import type { Logger } from '../log.js';
 import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, type ZoneLocale } from '../chart/zoneLocale.js';
 
-export { RenderError, type PageRequest, type PageResult, type PartBox } from './page.js';
+export { RenderError } from './renderError.js';
+export type { PageRequest } from './wire.js';
+export type { PageResult, PartBox } from './page.js';
 export type { PoolStats, RendererInfo } from './stats.js';
 
 export interface PoolOptions {

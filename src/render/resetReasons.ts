@@ -1,7 +1,7 @@
 // Why a page was reloaded or replaced: a small fixed vocabulary, so that
 // chartshot_page_resets_total{reason} has a bounded set of label values whatever a page or an
 // error says, and an operator sees what traffic reloads pages.
-import { RenderError } from './page.js';
+import { RenderError } from './renderError.js';
 
 export const RESET_REASONS = [
   /** Caller functions ran and were not proven pure, or left something behind. */

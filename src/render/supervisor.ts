@@ -4,7 +4,7 @@
 // Why crash-only: docs/decisions/0007-crash-only-browser.md.
 import type { Browser } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser, type SandboxMode } from './browser.js';
-import { RenderError } from './page.js';
+import { RenderError } from './renderError.js';
 import { prepareFonts, type PreparedFonts } from './fonts.js';
 import type { MemoryWallStatus } from './cgroup.js';
 import type { Logger } from '../log.js';

@@ -5,7 +5,7 @@
 // no render here reaches, for the configs whose outcome must not depend on this machine's speed
 // (a memory bomb crashes its page, a DOM bomb and the stamps render).
 import { expect } from 'chai';
-import { RESET_COLLECT_BYTES } from '../../src/render/page.js';
+import { RESET_COLLECT_BYTES } from '../../src/render/pageTimes.js';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey, bytes } from '../helpers/client.js';
 

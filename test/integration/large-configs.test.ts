@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { inflateRawSync } from 'node:zlib';
 import { createLogger } from '../../src/log.js';
 import { Renderer, type PageRequest } from '../../src/render/renderer.js';
-import { DEFLATE_FROM, toWire } from '../../src/render/page.js';
+import { DEFLATE_FROM, toWire } from '../../src/render/wire.js';
 import { loadConfig } from '../../src/config.js';
 
 function line(points: number, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -8,7 +8,8 @@
 import { expect } from 'chai';
 import { BAR, post, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey, bytes } from '../helpers/client.js';
-import type { PageRequest, RenderPage } from '../../src/render/page.js';
+import type { RenderPage } from '../../src/render/page.js';
+import type { PageRequest } from '../../src/render/wire.js';
 import { LEFTOVERS, withTitleFn } from '../helpers/leftovers.js';
 import { afterMs, settle } from '../../src/settle.js';
 import { waitFor } from '../helpers/poll.js';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { BAR, startTestServer, type TestServer } from '../helpers/server.js';
 import { apiKey, post } from '../helpers/client.js';
 import { PAGE_LIMITS } from '../../src/render/pageLimits.js';
-import type { PageRequest } from '../../src/render/page.js';
+import type { PageRequest } from '../../src/render/wire.js';
 
 describe('page limits from Node', function () {
   this.timeout(120000);

@@ -3,7 +3,7 @@
 // each render against a promise that lives as long as its page kept every answer the page gave
 // (src/settle.ts).
 import { expect } from 'chai';
-import type { PageRequest } from '../../src/render/page.js';
+import type { PageRequest } from '../../src/render/wire.js';
 import { heapAfterGc } from '../helpers/gc.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -5,7 +5,8 @@
 // did (its failure, its timeout, its crash).
 import { expect } from 'chai';
 import { Renderer, RenderError, type PageRequest } from '../../src/render/renderer.js';
-import { RideRefused, toWire } from '../../src/render/page.js';
+import { RideRefused } from '../../src/render/renderError.js';
+import { toWire } from '../../src/render/wire.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { decodePng } from '../helpers/images.js';

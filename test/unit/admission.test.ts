@@ -2,7 +2,8 @@
 // displacement of the heaviest owner, deadlines. No Chromium.
 import { expect } from 'chai';
 import { rejection } from '../helpers/rejection.js';
-import { AdmissionGate, AdmissionRefused, Ewma, FairQueue, estimateWaitMs } from '../../src/render/admission.js';
+import { AdmissionGate, AdmissionRefused, Ewma, estimateWaitMs } from '../../src/render/admission.js';
+import { FairQueue } from '../../src/render/fairQueue.js';
 
 function drain<T>(q: FairQueue<T>): T[] {
   const out: T[] = [];

@@ -1,7 +1,7 @@
 // The render call's text on the Node side (renderer-page/protocol.d.ts RequestText, AnswerText):
 // the arguments sent, the answer read back.
 import { expect } from 'chai';
-import { fromAnswerText, wireArguments } from '../../src/render/page.js';
+import { fromAnswerText, wireArguments } from '../../src/render/wire.js';
 
 describe('wireArguments', () => {
   const options = { width: 100, height: 80, format: 'png' as const, backgroundColor: null, allowFunctions: false, watermark: null };
