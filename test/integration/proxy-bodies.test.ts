@@ -66,9 +66,19 @@ describe('a body over the limit behind nginx: the 400 with its error object, wha
             expect(a.status, what).to.equal(400);
             expect(a.type).to.match(/^application\/json/);
             expect(JSON.parse(a.body), what).to.deep.equal({ error: 'invalid_input', detail: `body larger than ${2 * MB} bytes` });
-            // the next request on the same client connection (and nginx's upstream connection) renders
-            const next = await post(lb.url, '/v1/chart', key, small, agent);
-            expect(next.status, `after ${what}`).to.equal(200);
+            // the next request on the same client connection (and nginx's upstream connection) renders.
+            // With request buffering off, nginx closes a keep-alive client's connection once it has
+            // answered when the answer came before the body's end (a loaded machine sends 40 MB
+            // slower than chartshot refuses it): a keep-alive client then meets a closed connection
+            // before any answer and sends again on a new one, as clients do with a stale connection.
+            const again = () => post(lb!.url, '/v1/chart', key, small, agent);
+            const next = await again()
+              .catch((err: Error) => {
+                if (agent && o.requestBuffering === false && /socket hang up|ECONNRESET/.test(err.message)) return again();
+                throw err;
+              })
+              .catch((err: Error) => ({ status: 0, type: '', body: `${err.message} (the request after ${what})` }));
+            expect(next.status, `after ${what}: ${next.body.slice(0, 300)}`).to.equal(200);
             expect(next.type).to.equal('image/png');
           }
         }
