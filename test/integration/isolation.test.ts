@@ -73,7 +73,8 @@ describe('page state is private to one render', function () {
   let keyB: string;
 
   before(async () => {
-    s = await startTestServer({ poolSize: 2, renderTimeoutMs: 5000, pageMaxRenders: 1000 });
+    // a page replaced rather than reset loads anew first: a request may wait for it as long as a loaded machine needs
+    s = await startTestServer({ poolSize: 2, renderTimeoutMs: 5000, pageMaxRenders: 1000, acquireTimeoutMs: 60000 });
     keyA = (await s.account('starter')).api_key;
     keyB = (await s.account('starter')).api_key;
   });
