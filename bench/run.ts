@@ -15,7 +15,7 @@ import { sharedStoreRows } from './shared.js';
 import { httpVersionBench, versionBench, type HttpVersionBench, type VersionBench } from './versions.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { startPool } from '../src/main.js';
+import { startPool } from '../src/render/renderer.js';
 import type { PageRequest } from '../src/render/renderer.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';

@@ -219,7 +219,7 @@ async function main(argv: string[]): Promise<void> {
     // absent: TIMEZONE and LOCALE (UTC and en-US), never the shell's TZ or LANG
     const timezone = checkTimezone(o.timezone, '--timezone');
     const locale = checkLocale(o.locale, '--locale');
-    const [{ createLogger }, { startPool }, { RenderService }] = await Promise.all([import('./log.js'), import('./main.js'), import('./services/render.js')]);
+    const [{ createLogger }, { startPool }, { RenderService }] = await Promise.all([import('./log.js'), import('./render/renderer.js'), import('./services/render.js')]);
     const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn', process.stderr);
     const pool = await startPool({ ...config, poolSize: 1 }, log);
     try {

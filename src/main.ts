@@ -10,7 +10,7 @@ import { describeStore, masterKeyOf, openStore } from './store/open.js';
 import { startTracing } from './tracing.js';
 import { openRedis } from './store/redis/index.js';
 import type { SharedFlights } from './store/redis/flights.js';
-import { Renderer } from './render/renderer.js';
+import { startPool, type Renderer } from './render/renderer.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
 import { AccountService } from './services/accounts.js';
 import { systemClock, type Clock } from './clock.js';
@@ -134,28 +134,6 @@ export interface StartOptions {
   outbox?: Partial<Omit<OutboxOptions, 'masterKey' | 'smtpUrl'>>;
   /** Remote image tuning (tests: loopback allowed, small bounds); never read from the environment. */
   remoteImages?: Partial<Omit<RemoteImagesOptions, 'allow'>>;
-}
-
-/** The engine without HTTP: store, pool and services (CLI render uses the pool alone). */
-export async function startPool(config: Config, log: Logger): Promise<Renderer> {
-  const pool = new Renderer(
-    {
-      chromiumPath: config.chromiumPath,
-      size: config.poolSize,
-      renderTimeoutMs: config.renderTimeoutMs,
-      acquireTimeoutMs: config.acquireTimeoutMs,
-      maxQueue: config.maxQueue,
-      pageMaxRenders: config.pageMaxRenders,
-      ...(config.chromiumMemoryMb > 0 && { memoryWall: { memoryMb: config.chromiumMemoryMb, pidsMax: config.chromiumPidsMax } }),
-      renderMemoryMb: config.renderMemoryMb,
-      fontsDir: config.fontsDir,
-      timezone: config.timezone,
-      locale: config.locale,
-    },
-    log,
-  );
-  await pool.start();
-  return pool;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {

@@ -4,7 +4,7 @@
 // stopped: the floor is drawing's best case on this machine.
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { startPool } from '../../src/main.js';
+import { startPool } from '../../src/render/renderer.js';
 import type { PageRequest } from '../../src/render/wire.js';
 import { barBody, xyLine } from '../compare.js';
 import type { Body } from '../corpus/gen.js';

@@ -12,7 +12,7 @@ import { cpus } from 'node:os';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Renderer } from '../../src/render/renderer.js';
 import { createLogger } from '../../src/log.js';
-import { startPool } from '../../src/main.js';
+import { startPool } from '../../src/render/renderer.js';
 import { RenderService } from '../../src/services/render.js';
 import { deadlinesFor } from '../../src/render/budgets.js';
 import type { RenderRequest } from '../../src/chart/request.js';

@@ -42,7 +42,7 @@ export async function offlineEngine(config: Config, jobs: number): Promise<Engin
   // imported here, not at the top: bad usage (exit 2) and --server runs never load the renderer.
   // One after another: jest's ESM loader fails imports of one graph made at once ("not in cache").
   const { createLogger } = await import('../log.js');
-  const { startPool } = await import('../main.js');
+  const { startPool } = await import('../render/renderer.js');
   const { RenderService } = await import('../services/render.js');
   const { buildRenderRequest } = await import('../services/charts.js');
   const { inputReader } = await import('../http/validate.js');

@@ -3,7 +3,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Config } from '../config.js';
 import { createLogger } from '../log.js';
-import { startPool } from '../main.js';
+import { startPool } from '../render/renderer.js';
 import { RenderService } from '../services/render.js';
 import { localEngine } from './engine.js';
 import { createMcpServer } from './server.js';

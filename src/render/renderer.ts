@@ -15,6 +15,7 @@ import type { PageRequest } from './wire.js';
 import { fingerprintOf, fontsHash, type RendererFingerprint } from './fingerprint.js';
 import { poolStats, type PoolStats } from './stats.js';
 import type { Logger } from '../log.js';
+import type { Config } from '../config.js';
 import { DEFAULT_LOCALE, DEFAULT_TIMEZONE, type ZoneLocale } from '../chart/zoneLocale.js';
 
 export { RenderError } from './renderError.js';
@@ -164,4 +165,26 @@ export class Renderer {
     await this.pool.close();
     await this.supervisor.close();
   }
+}
+
+/** The renderer an instance's configuration describes, started (the server, `chartshot render`, `chartshot test`, MCP over stdio). */
+export async function startPool(config: Config, log: Logger): Promise<Renderer> {
+  const pool = new Renderer(
+    {
+      chromiumPath: config.chromiumPath,
+      size: config.poolSize,
+      renderTimeoutMs: config.renderTimeoutMs,
+      acquireTimeoutMs: config.acquireTimeoutMs,
+      maxQueue: config.maxQueue,
+      pageMaxRenders: config.pageMaxRenders,
+      ...(config.chromiumMemoryMb > 0 && { memoryWall: { memoryMb: config.chromiumMemoryMb, pidsMax: config.chromiumPidsMax } }),
+      renderMemoryMb: config.renderMemoryMb,
+      fontsDir: config.fontsDir,
+      timezone: config.timezone,
+      locale: config.locale,
+    },
+    log,
+  );
+  await pool.start();
+  return pool;
 }

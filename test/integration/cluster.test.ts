@@ -212,6 +212,7 @@ describe('a cluster: two instances, PostgreSQL, Redis and nginx', function () {
     const a = await account('growth');
     const created: string[] = [];
     const statuses: number[] = [];
+    const failures: string[] = [];
     let killedAt = 0;
     let firstAfterKill = 0;
     let n = 0;
@@ -222,8 +223,17 @@ describe('a cluster: two instances, PostgreSQL, Redis and nginx', function () {
           killedAt = Date.now();
           instances[0]!.proc.kill('SIGKILL');
         }
-        const r = await postJson(lb.url, '/v1/chart/create', { chart: chart(`load ${i}`), width: 100, height: 60 }, a.api_key).catch(() => null);
+        const body = { chart: chart(`load ${i}`), width: 100, height: 60 };
+        let r = await postJson(lb.url, '/v1/chart/create', body, a.api_key).catch(() => null);
+        // 503 is the surviving instance busy with the whole load on its one page (its queue's
+        // estimated wait, which a loaded machine stretches): a client retries after Retry-After,
+        // as the answer asks. Nothing was created; it is not a request the killed instance held.
+        for (let retry = 0; r?.status === 503 && retry < 5; retry++) {
+          await sleep(Math.min(5, Number(r.headers.get('retry-after')) || 1) * 1000);
+          r = await postJson(lb.url, '/v1/chart/create', body, a.api_key).catch(() => null);
+        }
         statuses.push(r?.status ?? 0);
+        if (r && r.status !== 201) failures.push(`${i}: ${r.status} ${await r.text()}`);
         if (r?.status === 201) {
           created.push(((await r.json()) as { id: string }).id);
           if (killedAt && !firstAfterKill) firstAfterKill = Date.now();
@@ -235,7 +245,7 @@ describe('a cluster: two instances, PostgreSQL, Redis and nginx', function () {
     expect(killedAt).to.be.greaterThan(0);
     expect(firstAfterKill - killedAt, `first 201 after the kill, ms (statuses ${statuses.join(',')})`).to.be.lessThan(5000);
     // only the requests the killed instance had in hand may fail (nginx does not resend a POST it sent)
-    expect(statuses.filter((s) => s !== 201).length, statuses.join(',')).to.be.at.most(4);
+    expect(statuses.filter((s) => s !== 201).length, `${statuses.join(',')}\n${failures.join('\n')}`).to.be.at.most(4);
     for (const id of created) expect((await fetch(`${lb.url}/v1/chart/${id}`)).status, id).to.equal(200);
   });
 });

@@ -2,7 +2,7 @@
 // restart, and on two instances sharing PostgreSQL; PNG, SVG and PDF alike.
 import { expect } from 'chai';
 import { createLogger } from '../../src/log.js';
-import { startPool } from '../../src/main.js';
+import { startPool } from '../../src/render/renderer.js';
 import type { Renderer, PageRequest } from '../../src/render/renderer.js';
 import { RenderService } from '../../src/services/render.js';
 import { testConfig, startTestServer, BAR, type TestServer } from '../helpers/server.js';

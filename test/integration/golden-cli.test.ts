@@ -41,15 +41,25 @@ describe('chartshot test: golden images', function () {
   let root: string;
   let dir: string;
   let dataDir: string;
+  // One server for the whole file: tests of what the command does with what it is given render
+  // through it (--server), so Chromium starts once for them rather than once per run. The
+  // offline engine (Chromium in the command) is what the first tests, the parts verdict and the
+  // terminal test use; both engines draw the same bytes (the second test).
+  let server: TestServer;
+  let serverKey: string;
   const cli = (...args: string[]) => chartshot(dataDir, {}, ...args);
   const cliEnv = (env: Record<string, string>, ...args: string[]) => chartshot(dataDir, env, ...args);
+  const viaServer = (...args: string[]) => cli(...args, '--server', server.url, '--api-key', serverKey);
+  const viaServerEnv = (env: Record<string, string>, ...args: string[]) => cliEnv(env, ...args, '--server', server.url, '--api-key', serverKey);
   const write = (name: string, body: unknown) => {
     mkdirSync(join(dir, name, '..'), { recursive: true });
     writeFileSync(join(dir, name), typeof body === 'string' ? body : JSON.stringify(body));
   };
 
-  before(() => {
+  before(async () => {
     if (!existsSync('dist/cli.js')) throw new Error('dist/cli.js missing: run npm run build');
+    server = await startTestServer({ poolSize: 1 });
+    serverKey = (await server.account('enterprise')).api_key;
     root = mkdtempSync(join(tmpdir(), 'chartshot-golden-'));
     dataDir = join(root, 'data');
     dir = join(root, 'charts');
@@ -58,7 +68,10 @@ describe('chartshot test: golden images', function () {
     write('line.json', line);
     write('more/pie.json', pie);
   });
-  after(() => rmSync(root, { recursive: true, force: true }));
+  after(async () => {
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
 
   it('without goldens each config is missing (exit 1); CI=true writes nothing; --update=missing writes them and the renderer (exit 0); then all match', async () => {
     const first = await cli('test', dir);
@@ -91,36 +104,30 @@ describe('chartshot test: golden images', function () {
   });
 
   it('the server renders the goldens the command wrote, byte for byte (PNG and SVG)', async () => {
-    const s = await startTestServer({ poolSize: 1 });
-    try {
-      const { api_key } = await s.account('enterprise');
-      for (const [cfg, golden] of [[bar([12, 19, 3, 5]), 'bar.png'], [line, 'line.svg'], [pie, 'more/pie.png']] as const) {
-        const res = await post(s.url, '/v1/chart', cfg, apiKey(api_key));
-        expect(res.status, golden).to.equal(200);
-        expect((await bytes(res)).equals(readFileSync(join(dir, golden))), golden).to.equal(true);
-      }
-      // and through the command's --server mode, with the typed client
-      const viaServer = await cli('test', dir, '--server', s.url, '--api-key', api_key);
-      expect(viaServer.code, viaServer.out + viaServer.err).to.equal(0);
-      expect(viaServer.out).to.match(/^3 configs: 3 ok/m);
-      // parts through the server: its X-Chartshot-Parts boxes mask the legend as offline ones do
-      const srv = join(root, 'srv');
-      const legend = (label: string) => ({ chart: { type: 'bar', data: { labels: ['a', 'b'], datasets: [{ label: 'one', data: [3, 5] }, { label, data: [4, 1] }] } }, width: 400, height: 200, backgroundColor: 'white' });
-      mkdirSync(srv);
-      writeFileSync(join(srv, 'legend.json'), JSON.stringify(legend('two')));
-      writeFileSync(join(srv, 'legend.golden.json'), JSON.stringify({ ignore: ['legend'] }));
-      expect((await cli('test', srv, '--update', '--server', s.url, '--api-key', api_key)).code).to.equal(0);
-      writeFileSync(join(srv, 'legend.json'), JSON.stringify(legend('second')));
-      const masked = await cli('test', srv, '--server', s.url, '--api-key', api_key);
-      expect(masked.code, masked.out + masked.err).to.equal(0);
-      expect(masked.out).to.match(/^ok {6}legend$/m);
-      rmSync(srv, { recursive: true, force: true });
-      const badKey = await cli('test', dir, '--server', s.url, '--api-key', 'live_nope');
-      expect(badKey.code).to.equal(1);
-      expect(badKey.out).to.contain('error   bar  (unauthorized: ');
-    } finally {
-      await s.stop();
+    for (const [cfg, golden] of [[bar([12, 19, 3, 5]), 'bar.png'], [line, 'line.svg'], [pie, 'more/pie.png']] as const) {
+      const res = await post(server.url, '/v1/chart', cfg, apiKey(serverKey));
+      expect(res.status, golden).to.equal(200);
+      expect((await bytes(res)).equals(readFileSync(join(dir, golden))), golden).to.equal(true);
     }
+    // and through the command's --server mode, with the typed client
+    const served = await viaServer('test', dir);
+    expect(served.code, served.out + served.err).to.equal(0);
+    expect(served.out).to.match(/^3 configs: 3 ok/m);
+    // parts through the server: its X-Chartshot-Parts boxes mask the legend as offline ones do
+    const srv = join(root, 'srv');
+    const legend = (label: string) => ({ chart: { type: 'bar', data: { labels: ['a', 'b'], datasets: [{ label: 'one', data: [3, 5] }, { label, data: [4, 1] }] } }, width: 400, height: 200, backgroundColor: 'white' });
+    mkdirSync(srv);
+    writeFileSync(join(srv, 'legend.json'), JSON.stringify(legend('two')));
+    writeFileSync(join(srv, 'legend.golden.json'), JSON.stringify({ ignore: ['legend'] }));
+    expect((await viaServer('test', srv, '--update')).code).to.equal(0);
+    writeFileSync(join(srv, 'legend.json'), JSON.stringify(legend('second')));
+    const masked = await viaServer('test', srv);
+    expect(masked.code, masked.out + masked.err).to.equal(0);
+    expect(masked.out).to.match(/^ok {6}legend$/m);
+    rmSync(srv, { recursive: true, force: true });
+    const badKey = await cli('test', dir, '--server', server.url, '--api-key', 'live_nope');
+    expect(badKey.code).to.equal(1);
+    expect(badKey.out).to.contain('error   bar  (unauthorized: ');
   });
 
   it('a changed chart differs by its pixel count; the tolerance flags let a small change pass', async () => {
@@ -143,12 +150,12 @@ describe('chartshot test: golden images', function () {
     write('new.json', bar([1, 2, 3, 4]));
     const barBefore = readFileSync(join(dir, 'bar.png'));
     const lineStat = statSync(join(dir, 'line.svg')).mtimeMs;
-    const missing = await cli('test', dir, '--update=missing');
+    const missing = await viaServer('test', dir, '--update=missing');
     expect(missing.code).to.equal(1);
     expect(missing.out).to.contain('updated new  (golden written)');
     expect(missing.out).to.match(/^differs bar /m);
     expect(readFileSync(join(dir, 'bar.png')).equals(barBefore)).to.equal(true);
-    const changed = await cli('test', dir, '--update=changed');
+    const changed = await viaServer('test', dir, '--update=changed');
     expect(changed.code, changed.out).to.equal(0);
     expect(changed.out).to.match(/^updated bar {2}\(golden rewritten\)$/m);
     expect(changed.out).to.match(/^ok {6}new$/m);
@@ -156,12 +163,12 @@ describe('chartshot test: golden images', function () {
     expect(statSync(join(dir, 'line.svg')).mtimeMs).to.equal(lineStat);
     rmSync(join(dir, 'new.json'));
     // its golden is left, and listed as stale
-    const stale = await cli('test', dir);
+    const stale = await viaServer('test', dir);
     expect(stale.code).to.equal(0);
     expect(stale.out).to.contain('stale goldens (no case uses them): new.png');
     rmSync(join(dir, 'new.png'));
     write('bar.json', bar([12, 19, 3, 5]));
-    expect((await cli('test', dir, '--update')).code).to.equal(0);
+    expect((await viaServer('test', dir, '--update')).code).to.equal(0);
   });
 
   it('masks by chart part, measured in the page: a legend change passes when the legend is ignored, and the verdict names the parts', async () => {
@@ -178,9 +185,9 @@ describe('chartshot test: golden images', function () {
     put('only.golden.json', { only: ['chartArea', 'x', 'y'] });
     // the legend's row of a 400x200 chart with a title: a mask in CSS pixels covers it
     put('masked.golden.json', { mask: [{ x: 0, y: 30, width: 400, height: 40 }] });
-    expect((await cli('test', parts, '--update')).code).to.equal(0);
+    expect((await viaServer('test', parts, '--update')).code).to.equal(0);
     for (const n of ['ignored', 'only', 'plain', 'masked']) put(`${n}.json`, two('second'));
-    const r = await cli('test', parts);
+    const r = await viaServer('test', parts);
     expect(r.code, r.out + r.err).to.equal(1);
     expect(r.out).to.match(/^ok {6}ignored$/m);
     expect(r.out).to.match(/^ok {6}only$/m);
@@ -188,12 +195,12 @@ describe('chartshot test: golden images', function () {
     expect(r.out).to.match(/^differs plain {2}\(\d+ of 80000 pixels.*; title identical, legend changed \(\d+ px\), chartArea identical, x identical, y identical\)$/m);
     // a part the chart does not have: exit 2, naming the parts it has
     put('only.golden.json', { only: ['y9'] });
-    const bad = await cli('test', parts);
+    const bad = await viaServer('test', parts);
     expect(bad.code).to.equal(2);
     expect(bad.err).to.contain(`${join(parts, 'only.golden.json')}: no part "y9" in this chart: its parts are chartArea, title, legend, x, y`);
     // an option that is not one: exit 2 before anything renders, naming the allowed ones
     put('only.golden.json', { onlyy: ['x'] });
-    const typo = await cli('test', parts);
+    const typo = await viaServer('test', parts);
     expect(typo.code).to.equal(2);
     expect(typo.err).to.match(/unknown option "onlyy": allowed are ignore, only, mask, maxDiffPixels, maxDiffRatio, window/);
     expect(typo.out).to.equal('');
@@ -208,13 +215,13 @@ describe('chartshot test: golden images', function () {
     writeFileSync(join(bad, 'corrupt.png'), 'not a png at all');
     writeFileSync(join(bad, 'folder.json'), JSON.stringify(bar([1, 2, 3, 4])));
     mkdirSync(join(bad, 'folder.png'));
-    const r = await cli('test', bad, '--update=missing');
+    const r = await viaServer('test', bad, '--update=missing');
     expect(r.code, r.out + r.err).to.equal(1);
     expect(r.out).to.match(/^error {3}refused {2}\(invalid_input: format must be one of png, svg, pdf\)$/m);
     expect(r.out).to.match(/^unreadable corrupt {2}\(golden unreadable: not a PNG\)$/m);
     expect(r.out).to.match(/^unreadable folder {2}\(golden unreadable: EISDIR\)$/m);
     expect(readFileSync(join(bad, 'corrupt.png'), 'utf8')).to.equal('not a png at all');
-    const fixed = await cli('test', bad, '--update=changed');
+    const fixed = await viaServer('test', bad, '--update=changed');
     expect(fixed.out).to.match(/^updated corrupt {2}\(golden rewritten \(it was not a readable PNG\)\)$/m);
     expect(decodePng(readFileSync(join(bad, 'corrupt.png')))).to.include({ width: 400 });
     rmSync(bad, { recursive: true, force: true });
@@ -232,10 +239,10 @@ describe('chartshot test: golden images', function () {
     writeFileSync(join(rep, 'flaky.json'), JSON.stringify(flaky));
     writeFileSync(join(rep, 'bar.json'), JSON.stringify(bar([12, 19, 3, 5])));
     writeFileSync(join(rep, 'same.json'), JSON.stringify(pie));
-    expect((await cli('test', rep, '--update')).code).to.equal(0);
+    expect((await viaServer('test', rep, '--update')).code).to.equal(0);
     // only the flaky case fails: it draws differently every time
     const out1 = join(root, 'report-unstable');
-    const unstable = await cliEnv({ GITHUB_ACTIONS: 'true' }, 'test', rep, '--report', out1);
+    const unstable = await viaServerEnv({ GITHUB_ACTIONS: 'true' }, 'test', rep, '--report', out1);
     expect(unstable.code, unstable.out + unstable.err).to.equal(3);
     expect(unstable.out).to.match(/^unstable flaky {2}\(two renders of the same config differ; against the golden: \d+ of 20000 pixels/m);
     expect(unstable.out).to.match(/^::warning file=.*flaky\.json,title=chartshot unstable%3A flaky::two renders/m);
@@ -244,7 +251,7 @@ describe('chartshot test: golden images', function () {
     writeFileSync(join(rep, 'bar.json'), JSON.stringify(bar([12, 19, 4, 5])));
     writeFileSync(join(rep, 'new.json'), JSON.stringify(bar([1, 2, 3, 4])));
     const out = join(root, 'report');
-    const r = await cliEnv({ GITHUB_ACTIONS: 'true' }, 'test', rep, '--report', out);
+    const r = await viaServerEnv({ GITHUB_ACTIONS: 'true' }, 'test', rep, '--report', out);
     expect(r.code).to.equal(1);
     expect(r.out).to.match(/^::error file=[^,]*bar\.json,title=chartshot differs%3A bar::\d+ of 80000 pixels/m);
     expect(r.out).to.match(/^::error file=[^,]*new\.json,title=chartshot missing%3A new::no golden image/m);
@@ -338,7 +345,7 @@ describe('chartshot test: golden images', function () {
   it('--shard i/n runs every n-th case; test merge joins the shards into one report and one JUnit', async () => {
     const rep = join(root, 'rep');
     const shards = [1, 2].map((i) => join(root, `shard-${i}`));
-    const runs = await Promise.all(shards.map((out, i) => cli('test', rep, '--shard', `${i + 1}/2`, '--report', out, '--jobs', '1')));
+    const runs = await Promise.all(shards.map((out, i) => viaServer('test', rep, '--shard', `${i + 1}/2`, '--report', out, '--jobs', '1')));
     expect(runs.map((r) => r.out.match(/^\d+ configs/m)![0])).to.deep.equal(['2 configs', '2 configs']);
     const merged = join(root, 'merged');
     const m = await cli('test', 'merge', ...shards, '--report', merged);
@@ -362,12 +369,12 @@ describe('chartshot test: golden images', function () {
     writeFileSync(record, now.replace(/chromium=\d+\./, 'chromium=1.'));
     write('bar.json', bar([12, 19, 4, 5]));
     try {
-      const r = await cli('test', dir);
+      const r = await viaServer('test', dir);
       expect(r.code).to.equal(1);
       expect(r.out).to.match(/^renderer changed: chromium 1 -> \d+ \(goldens were made with chartjs=4\.6\.1; chromium=1\./m);
       // matching goldens: nothing to explain
       rmSync(join(dir, 'bar.json'));
-      const ok = await cli('test', dir);
+      const ok = await viaServer('test', dir);
       expect(ok.code).to.equal(0);
       expect(ok.out).not.to.contain('renderer changed');
     } finally {
@@ -381,7 +388,7 @@ describe('chartshot test: golden images', function () {
     write('typo.json', { chart: { type: 'barr', data: {} }, width: 100, height: 100 });
     write('deep.json', `{"chart":{"type":"bar","data":{},"options":${'{"a":'.repeat(70)}1${'}'.repeat(70)}},"width":100,"height":100}`);
     try {
-      const r = await cli('test', dir);
+      const r = await viaServer('test', dir);
       expect(r.code).to.equal(1);
       expect(r.out).to.match(/^error {3}deep {2}\(invalid_input: the body nests deeper than 64 levels\)$/m);
       expect(r.out).to.match(/^error {3}typo {2}\(invalid_input: chart\.type must be one of /m);

@@ -7,7 +7,7 @@
 // Outcomes and messages only, never times.
 import { expect } from 'chai';
 import pino from 'pino';
-import { startPool } from '../../src/main.js';
+import { startPool } from '../../src/render/renderer.js';
 import { RenderError, type Renderer, type PageRequest } from '../../src/render/renderer.js';
 import { PAGE_BUDGETS, type PageBudget } from '../../src/render/budgets.js';
 import { RenderService, renderStoppedBy } from '../../src/services/render.js';
