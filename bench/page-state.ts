@@ -1,9 +1,7 @@
 // What the page-state guarantees cost per render (docs/decisions/0034-page-state-by-construction.md):
 // the in-page floor (chartshot.floor: n renders in one call) of a few configs on harness pages of
 // each Chart.js version, with its share spent on the checks (the module state restored before each
-// render, the shared state compared after it), and the same floor on pages whose scripts are left
-// as they would be without the realm hardening (the variant strips harden.js from the page): the
-// pages alternate in rounds, in one browser, so both see the same machine. Prints a table.
+// render, the shared state compared after it, decision 38). Prints a table.
 //   node --import tsx bench/page-state.ts [rounds]
 import { loadavg, cpus } from 'node:os';
 import type { Page } from 'puppeteer-core';
@@ -28,11 +26,9 @@ const CONFIGS: Array<{ name: string; versions: ChartjsVersion[]; req: Record<str
 const lb = await launchBrowser({ chromiumPath: loadConfig({}).chromiumPath }, createLogger('silent'));
 const files = loadHarnessFiles();
 type Floor = { msPerRender: number; checkMsPerRender: number; ok: boolean };
-async function open(version: ChartjsVersion, hardened: boolean): Promise<Page> {
+async function open(version: ChartjsVersion): Promise<Page> {
   const page = await lb.browser.newPage();
-  let html = files.get(HARNESS_PAGES[version])!.body.toString('utf8');
-  if (!hardened) html = html.replace(/<script>\/\/ ---- harden\.js[\s\S]*?<\/script>/, '');
-  await page.setContent(html);
+  await page.setContent(files.get(HARNESS_PAGES[version])!.body.toString('utf8'));
   await page.evaluate((l) => (window as unknown as { chartshot: { init(x: unknown): true } }).chartshot.init(l), PAGE_LIMITS as unknown as Record<string, number>);
   return page;
 }
@@ -45,26 +41,19 @@ const floor = (page: Page, req: Record<string, unknown>) => {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(`page-state bench: ${ROUNDS} rounds of ${N} renders per config and page, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}`);
-console.log('| config | Chart.js | ms/render | checks ms/render | checks share | ms/render without hardening | hardened / not |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| config | Chart.js | ms/render | checks ms/render | checks share |');
+console.log('|---|---|---|---|---|');
 for (const version of [4, 3, 2] as const) {
-  const pages = { on: await open(version, true), off: await open(version, false) };
+  const page = await open(version);
   for (const c of CONFIGS.filter((x) => x.versions.includes(version))) {
-    const on: Floor[] = [];
-    const off: Floor[] = [];
-    await floor(pages.on, c.req);
-    await floor(pages.off, c.req);
-    for (let i = 0; i < ROUNDS; i++) {
-      on.push(await floor(pages.on, c.req));
-      off.push(await floor(pages.off, c.req));
-    }
-    if (!on.every((f) => f.ok) || !off.every((f) => f.ok)) throw new Error(`${c.name} failed on Chart.js ${version}`);
-    const ms = median(on.map((f) => f.msPerRender));
-    const check = median(on.map((f) => f.checkMsPerRender));
-    const plain = median(off.map((f) => f.msPerRender));
-    console.log(`| ${c.name} | ${version} | ${ms.toFixed(2)} | ${check.toFixed(3)} | ${((100 * check) / ms).toFixed(1)}% | ${plain.toFixed(2)} | ${(ms / plain).toFixed(3)} |`);
+    await floor(page, c.req);
+    const runs: Floor[] = [];
+    for (let i = 0; i < ROUNDS; i++) runs.push(await floor(page, c.req));
+    if (!runs.every((f) => f.ok)) throw new Error(`${c.name} failed on Chart.js ${version}`);
+    const ms = median(runs.map((f) => f.msPerRender));
+    const check = median(runs.map((f) => f.checkMsPerRender));
+    console.log(`| ${c.name} | ${version} | ${ms.toFixed(2)} | ${check.toFixed(3)} | ${((100 * check) / ms).toFixed(1)}% |`);
   }
-  await pages.on.close();
-  await pages.off.close();
+  await page.close();
 }
 await lb.close();
