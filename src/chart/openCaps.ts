@@ -149,12 +149,33 @@ function checkAnnotations(config: Record<string, Json>): string | null {
   return null;
 }
 
-/** Label sets per data point (each drawn for every point) through every route datalabels reads:
- *  the chart's (here), a dataset's (checkKey: any `datalabels.labels`). */
+/**
+ * Label sets per data point (each drawn for every point) through every route datalabels reads.
+ * The plugin merges a dataset's `datalabels` over the chart's options, so a dataset draws the
+ * union of the chart's label sets (all its routes: Chart.js merges an option object's keys over
+ * scopes) and its own: 10 in options.plugins.datalabels.labels and 10 others in a dataset's drew 20.
+ */
 function checkDataLabels(config: Record<string, Json>): string | null {
+  const chartKeys = new Set<string>();
+  const chartPaths: string[] = [];
   for (const [path, scope] of pluginOptionObjects(config, 'datalabels')) {
-    const labels = scope.labels;
-    if (isObject(labels) && Object.keys(labels).length > MAX_DATALABELS_LABELS) return `${path}.labels has ${Object.keys(labels).length} labels; at most ${MAX_DATALABELS_LABELS}`;
+    if (!isObject(scope.labels)) continue;
+    chartPaths.push(`${path}.labels`);
+    for (const k of Object.keys(scope.labels)) chartKeys.add(k);
+  }
+  if (chartKeys.size > MAX_DATALABELS_LABELS) {
+    return `${chartPaths.join(' with ')} ${chartPaths.length > 1 ? 'make' : 'has'} ${chartKeys.size} labels; at most ${MAX_DATALABELS_LABELS}`;
+  }
+  const data = config.data;
+  const list = isObject(data) && Array.isArray(data.datasets) ? data.datasets : isObject(data) && isObject(data.datasets) ? Object.values(data.datasets) : [];
+  for (let i = 0; i < list.length; i++) {
+    const ds = list[i];
+    const own = isObject(ds) && isObject(ds.datalabels) && isObject(ds.datalabels.labels) ? Object.keys(ds.datalabels.labels) : [];
+    if (own.length === 0) continue;
+    const drawn = new Set([...chartKeys, ...own]).size;
+    if (drawn > MAX_DATALABELS_LABELS) {
+      return `data.datasets[${i}].datalabels.labels${chartPaths.length ? ` with ${chartPaths.join(' with ')}` : ''} make ${drawn} labels per point; at most ${MAX_DATALABELS_LABELS}`;
+    }
   }
   return null;
 }

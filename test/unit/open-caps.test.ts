@@ -48,6 +48,18 @@ describe('open endpoint cost caps (pure)', () => {
     expect(findCapViolation(viaTitle)).to.match(/options\.plugins\.title\.labels has 20 labels; at most 10/);
   });
 
+  // datalabels merges a dataset's datalabels over the chart's options: the label sets drawn per
+  // point are the union of both (6 + 6 drew 12 per point past the cap of 10)
+  it("counts datalabels' label sets as drawn: the chart's with each dataset's", () => {
+    const sets = (p: string, n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${p}${i}`, {}]));
+    expect(findCapViolation(bar({ plugins: { datalabels: { labels: sets('c', 6) } } }, { datalabels: { labels: sets('d', 6) } })))
+      .to.match(/data\.datasets\[0\]\.datalabels\.labels with options\.plugins\.datalabels\.labels make 12 labels per point; at most 10/);
+    expect(findCapViolation(bar({}, { datalabels: { labels: sets('d', 11) } }))).to.match(/data\.datasets\[0\]\.datalabels\.labels.* 11 labels/);
+    // the same names are one label set
+    expect(findCapViolation(bar({ plugins: { datalabels: { labels: sets('x', 8) } } }, { datalabels: { labels: sets('x', 8) } }))).to.equal(null);
+    expect(findCapViolation(bar({ plugins: { datalabels: { labels: sets('c', 5) } } }, { datalabels: { labels: sets('d', 5) } }))).to.equal(null);
+  });
+
   const attacks: Array<[string, unknown, RegExp]> = [
     ['ticks.count 1e8 (uncapped: 500 after 7-10 s)', bar({ scales: { y: { ticks: { count: 1e8 } } } }), /ticks\.count is 100000000; the open endpoint allows 0\.\.1000/],
     ['ticks.count as a string', bar({ scales: { y: { ticks: { count: '100000000' } } } }), /ticks\.count is 100000000/],
