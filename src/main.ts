@@ -11,8 +11,10 @@ import { startTracing } from './tracing.js';
 import { openRedis } from './store/redis/index.js';
 import type { SharedFlights } from './store/redis/flights.js';
 import { startPool, type Renderer } from './render/renderer.js';
+import { PdfConverter } from './render/pdf.js';
 import type { RendererFingerprint } from './render/fingerprint.js';
 import { AccountService } from './services/accounts.js';
+import { SignedImageCache } from './services/signedCache.js';
 import { systemClock, type Clock } from './clock.js';
 import { RenderService } from './services/render.js';
 import { GalleryService } from './services/gallery.js';
@@ -85,6 +87,10 @@ export interface Services {
   quickchart: QuickChartService;
   /** Large JSON5 config texts of key holders, parsed in worker threads. */
   configParser: ConfigTextParser;
+  /** PDFs made from rendered PNGs, in a worker thread. */
+  pdf: PdfConverter;
+  /** Signed GET /v1/chart URLs' images, served again for a short while. */
+  signedCache: SignedImageCache;
   qr: QrService;
   errorImages: ErrorImageService;
   fingerprint: RendererFingerprint;
@@ -147,6 +153,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const store = tracing ? tracing.traceStore(untraced) : untraced;
   let pool: Renderer | undefined;
   let configParser: ConfigTextParser | undefined;
+  let pdfConverter: PdfConverter | undefined;
   try {
     const masterKey = masterKeyOf(config);
     pool = await startPool(config, log);
@@ -156,9 +163,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const lifecycle = new Lifecycle(clock);
     const pressure = new PressureService(livePool, lifecycle, { maxQueue: config.maxQueue });
     const metrics = new Metrics({ poolStats: () => livePool.stats(), pressure: () => pressure.report() });
+    // PDFs are made in a worker thread, never on this event loop (render/pdf.ts): bounded by the
+    // render's own deadline and the largest image a render may give
+    const pdf = new PdfConverter({ deadlineMs: config.renderTimeoutMs, maxOutputBytes: 2 * config.maxImageBytes });
+    pdfConverter = pdf;
     const renderer = new RenderService(pool, metrics, {
       maxImageBytes: config.maxImageBytes,
       deadlines: deadlinesFor(config.renderTimeoutMs, config.anonymousRenderTimeoutMs, config.trialRenderTimeoutMs),
+      pdf,
     });
     const imageCache = new ImageCache(store.images, config.memoryCacheBytes, clock, metrics, redis?.hotTier);
     const status = new StatusService(pool, store, { buildHash: config.buildHash, googleOAuth: googleConfigured(config), nodeHeap: heapStatus(config.heapLimit) }, clock);
@@ -174,7 +186,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await outbox.recover().catch((err: unknown) => log.error({ err }, 'releasing stale outbox claims failed; they are retried after their lease'));
     // page time of the callers who pay nothing per render: trial accounts, anonymous addresses
     const pageBudget = new PageBudget(clock, { budgetMs: config.pageBudgetMs, refillMsPerMin: config.pageBudgetRefillMsPerMin });
-    const charts = new ChartService(renderer, usage, pageBudget);
+    const signedCache = new SignedImageCache(clock);
+    const charts = new ChartService(renderer, usage, pageBudget, signedCache);
     const windows = keyedWindows(store.openWindows, masterKey);
     const open = new OpenChartService(renderer, imageCache, windows, clock, {
       rendersPerHour: config.openRendersPerHour,
@@ -205,7 +218,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ? new GoogleSignIn({ clientId: config.googleClientId!, clientSecret: config.googleClientSecret!, issuer: config.googleIssuerUrl, redirectUri: `${config.publicBaseUrl}/login/google/callback` }, clock, masterKey)
       : null;
     const deps: Services = {
-      config, log, store, pool, clock, accounts, renderer, gallery: new GalleryService(renderer), imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
+      config, log, store, pool, clock, accounts, renderer, pdf, signedCache, gallery: new GalleryService(renderer), imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
       quickchart, configParser, qr, errorImages, fingerprint, ...(redis ? { sharedFlights: redis.flights } : {}),
       lifecycle, pressure,
       dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
@@ -274,6 +287,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await billing.stopScheduler();
           await outbox.stop();
           await configParser?.close();
+          await pdf.close();
           await p.close();
           // Counters batched in memory are written before the store closes: none is lost.
           await shortCharts.close().catch((err: unknown) => log.error({ err }, 'writing chart metrics at shutdown failed'));
@@ -287,6 +301,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     };
   } catch (err) {
     await configParser?.close();
+    await pdfConverter?.close();
     await pool?.close();
     await store.close();
     await tracing?.shutdown();

@@ -12,6 +12,7 @@ import type { GenerationCount } from '../store/metering.js';
 import type { AuthContext } from './accounts.js';
 import { renderOwner, type RenderService, type RenderedImage } from './render.js';
 import { classOfPlan } from '../render/budgets.js';
+import type { SignedImageCache } from './signedCache.js';
 
 export interface ChartFields {
   chart?: unknown;
@@ -103,6 +104,9 @@ export interface GenerateOptions {
   parts?: boolean;
   /** Builds the request from the caller instead of buildRenderRequest (QuickChart's vocabulary, template variants). */
   request?: (auth: AuthContext) => RenderRequest;
+  /** The raw query of a signed GET /v1/chart whose signature and key were checked: its image is
+   *  served again from the signed-URL cache for a short while. */
+  signedQuery?: string;
 }
 
 /** A body that is itself a Chart.js config ({"type": ..., "data": ...}) lacks the {"chart": ...} wrapper. */
@@ -150,6 +154,8 @@ export class ChartService {
     private readonly usage: UsageRecorder = noUsage,
     /** Page time per trial account: renders past it are refused at once (429 rate_limit_exceeded). */
     private readonly pageBudget?: PageBudget,
+    /** Signed URLs' images, served again for a short while (signedCache.ts). */
+    private readonly signedCache?: SignedImageCache,
   ) {}
 
   /** TIMEZONE and LOCALE: what a request that names no zone or locale is drawn (and kept) in. */
@@ -158,7 +164,17 @@ export class ChartService {
   }
 
   /** The render of a generation; a trial account's is charged to its page-time budget (failed ones too). */
-  private renderFor(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined, parts = false): Promise<RenderedImage> {
+  private async renderFor(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined, parts = false, signedQuery?: string): Promise<RenderedImage> {
+    // a signed URL fetched again: its image, counted as a generation served without a render
+    const cache = signedQuery !== undefined && !parts ? this.signedCache : undefined;
+    const held = cache?.get(signedQuery!);
+    if (held) return { ...held, coalesced: true };
+    const img = await this.renderUncached(auth, req, signal, parts);
+    cache?.set(signedQuery!, img);
+    return img;
+  }
+
+  private renderUncached(auth: AuthContext, req: RenderRequest, signal: AbortSignal | undefined, parts: boolean): Promise<RenderedImage> {
     const owner = renderOwner.account(auth.account.id);
     const cls = classOfPlan(auth.plan.name);
     const render = (later?: (pageMs: number) => void) => (parts ? this.renderer.renderWithParts(req, owner, signal, cls, later) : this.renderer.render(req, owner, undefined, signal, cls, later));
@@ -168,7 +184,7 @@ export class ChartService {
 
   /** GET/POST /v1/chart: one generation (test keys are not counted). */
   /** The image, with a hint when the config has no data (drawn as Chart.js draws it: axes and legend only). */
-  async renderForCaller(auth: AuthContext, fields: ChartFields, opts: Pick<GenerateOptions, 'signal' | 'decided' | 'bodyJson' | 'parts'> = {}): Promise<RenderedImage & { hint?: string }> {
+  async renderForCaller(auth: AuthContext, fields: ChartFields, opts: Pick<GenerateOptions, 'signal' | 'decided' | 'bodyJson' | 'parts' | 'signedQuery'> = {}): Promise<RenderedImage & { hint?: string }> {
     return this.generate(
       auth,
       fields,
@@ -204,7 +220,7 @@ export class ChartService {
     let img: RenderedImage;
     let countedInKeep = false;
     try {
-      img = await this.renderFor(auth, req, opts.signal, opts.parts === true);
+      img = await this.renderFor(auth, req, opts.signal, opts.parts === true, opts.signedQuery);
       if (opts.decided) await opts.decided;
       const rendered = img;
       if (early) {

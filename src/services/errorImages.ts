@@ -112,6 +112,7 @@ export class ErrorImageService {
         this.drawing = false;
       }
     }
+    // 120x20: made in place, in well under a millisecond
     if (format === 'pdf') return { body: await pngToPdf(FIXED_ERROR_PNG, 120, 20), contentType: CONTENT.pdf };
     return { body: FIXED_ERROR_PNG, contentType: CONTENT.png };
   }

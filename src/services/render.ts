@@ -1,7 +1,7 @@
 // The render use case: coalesce identical requests, render through the pool, encode.
 import type { Renderer } from '../render/renderer.js';
 import { RenderError } from '../render/renderer.js';
-import { pngToPdf } from '../render/pdf.js';
+import { PdfError, pngToPdf, type PdfConverter } from '../render/pdf.js';
 import { configJsonOf, renderDigest, withConfigJson, withZoneLocale, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, invalidInput, renderFailed, serviceUnavailable } from '../errors.js';
 import { PAGE_BUDGETS, type CallerClass, type RenderDeadlines } from '../render/budgets.js';
@@ -59,6 +59,8 @@ export interface RenderServiceOptions {
   maxImageBytes?: number;
   /** Render deadline of each caller class, ms; absent: every class gets the pool's RENDER_TIMEOUT_MS. */
   deadlines?: RenderDeadlines;
+  /** Where PDFs are made (worker threads); absent: on the calling thread (the CLI). */
+  pdf?: PdfConverter;
 }
 
 /**
@@ -143,6 +145,19 @@ export class RenderService {
     return { ...value, parts: value.parts ?? {}, coalesced: false, digest: renderDigest(req), ...(renderer !== undefined ? { renderer } : {}) };
   }
 
+  /** The PDF of a drawn PNG, made off the event loop when a converter was given; its failures
+   *  as the API's errors. */
+  private async toPdf(png: Buffer, width: number, height: number): Promise<Buffer> {
+    try {
+      return this.opts.pdf ? await this.opts.pdf.convert(png, width, height) : await pngToPdf(png, width, height);
+    } catch (err) {
+      if (!(err instanceof PdfError)) throw err;
+      if (err.kind === 'busy' || err.kind === 'closed') throw serviceUnavailable(1, err.message);
+      if (err.kind === 'input') throw invalidInput(`the image cannot be made a PDF: ${err.message}`);
+      throw renderFailed(err.message);
+    }
+  }
+
   private rendererOf(req: RenderRequest): string | undefined {
     try {
       return this.pool.fingerprint().header(req.chartjs ?? 4);
@@ -185,7 +200,7 @@ export class RenderService {
         signal,
       );
       let body: Buffer = req.format === 'svg' ? Buffer.from(res.data, 'utf8') : Buffer.from(res.data, 'base64');
-      if (req.format === 'pdf') body = await pngToPdf(body, req.width, req.height);
+      if (req.format === 'pdf') body = await this.toPdf(body, req.width, req.height);
       const ms = performance.now() - started;
       this.observer?.rendered(req.format, 'ok', ms);
       return { body, contentType: req.format === 'png' ? contentTypeOf(req) : CONTENT_TYPES[req.format], format: req.format, renderMs: ms, pageClean: res.needsReset === false, ...(res.parts ? { parts: res.parts } : {}) };

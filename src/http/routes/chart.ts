@@ -52,12 +52,16 @@ export function chartRoutes(deps: ChartRouteDeps): RouteDescriptor[] {
         operationId: 'renderChartGet',
         summary: 'Render a chart from query parameters (API key or signed URL)',
         description:
-          'Counts as a generation. A signed URL carries key_id, exp and sig (last) instead of a key: sig = HMAC-SHA256 (lowercase hex) with the signing secret over the raw query string before `&sig=`.',
+          'Counts as a generation. A signed URL carries key_id, exp and sig (last) instead of a key: sig = HMAC-SHA256 (lowercase hex) with the signing secret over the raw query string before `&sig=`. The same signed URL fetched again within a minute gets the image drawn for it then (its signature, expiry and key are checked on every request).',
       },
       responses: { '200': image },
       errors: renderErrors(CHART_BAD),
       handler: async (ctx, input, pendingRate) =>
-        sendImage(ctx, await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate, bodyJson: ctx.state.bodyConfigJson, parts: wantsParts(ctx) }), deps.fingerprint?.header()),
+        sendImage(
+          ctx,
+          await deps.charts.renderForCaller(callerOf(ctx), input, { signal: clientSignal(ctx), decided: pendingRate, bodyJson: ctx.state.bodyConfigJson, parts: wantsParts(ctx), ...(ctx.state.signed ? { signedQuery: ctx.querystring } : {}) }),
+          deps.fingerprint?.header(),
+        ),
     }),
     route({
       method: 'POST',
