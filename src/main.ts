@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './log.js';
 import { describeStore, masterKeyOf, openStore } from './store/open.js';
 import { startTracing } from './tracing.js';
 import { openRedis } from './store/redis/index.js';
+import { logStoreFailure } from './store/reachability.js';
 import type { SharedFlights } from './store/redis/flights.js';
 import { startPool, type Renderer } from './render/renderer.js';
 import { PdfConverter } from './render/pdf.js';
@@ -146,7 +147,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const log = opts.log ?? createLogger(config.logLevel, undefined, config.logFormat);
   // OTEL_EXPORTER_OTLP_ENDPOINT: traces; unset, nothing of OpenTelemetry is loaded
   const tracing = await startTracing(config, log);
-  const base = await openStore(config);
+  const base = await openStore(config, log);
   // REDIS_URL: limits, windows and trial claims move to Redis, plus the shared tiers
   const redis = await openRedis(config, base, log);
   const untraced = redis?.store ?? base;
@@ -161,7 +162,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const accounts = new AccountService(store, masterKey, clock);
     const livePool = pool;
     const lifecycle = new Lifecycle(clock);
-    const pressure = new PressureService(livePool, lifecycle, { maxQueue: config.maxQueue });
+    const reachability = store.reachability?.bind(store);
+    const pressure = new PressureService(livePool, lifecycle, { maxQueue: config.maxQueue }, undefined, undefined, reachability);
     const metrics = new Metrics({ poolStats: () => livePool.stats(), pressure: () => pressure.report() });
     // PDFs are made in a worker thread, never on this event loop (render/pdf.ts): bounded by the
     // render's own deadline and the largest image a render may give
@@ -221,7 +223,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       config, log, store, pool, clock, accounts, renderer, pdf, signedCache, gallery: new GalleryService(renderer), imageCache, charts, open, shortCharts, status, metrics, requestObserver: metrics, automation, usage, billing, trials, outbox,
       quickchart, configParser, qr, errorImages, fingerprint, ...(redis ? { sharedFlights: redis.flights } : {}),
       lifecycle, pressure,
-      dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => log.error({ err }, 'noting a key\'s last use failed')),
+      dashboard, dashboardSessions, googleSignIn, bodyBudget: new BodyBudget(config.maxBodyBytesInFlight), keyUse: new KeyUse(store, clock, (err) => logStoreFailure(log, err, {}, 'noting a key\'s last use failed')),
     };
     const app = createApp(deps);
     const handler = withFastPath({ shortCharts, open, log, requestObserver: metrics, trustProxy: config.trustProxy, renderer: fingerprint.header() }, app.callback());
@@ -242,15 +244,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // the address really bound (the port the system chose for PORT=0), and a URL to open
     log.info({ address: `${host}:${addr.port}`, url, poolSize: config.poolSize, store: describeStore(config) }, 'chartshot listening');
     const schedulerMs = opts.schedulerIntervalMs ?? 3_600_000;
-    if (schedulerMs > 0) billing.startScheduler(schedulerMs, (err) => log.error({ err }, 'billing scheduler failed'));
+    if (schedulerMs > 0) billing.startScheduler(schedulerMs, (err) => logStoreFailure(log, err, {}, 'billing scheduler failed'));
     if ((opts.outbox?.pollMs ?? 1000) > 0) outbox.start();
     // Expired cache rows would otherwise stay on disk until the same chart is asked for again.
     const purgeExpired = () =>
       store.images.purgeExpired(clock.now()).then(
         (n) => n > 0 && log.info({ purged: n }, 'expired cached images removed'),
-        (err: unknown) => log.error({ err }, 'purging expired images failed'),
+        (err: unknown) => logStoreFailure(log, err, {}, 'purging expired images failed'),
       );
-    const purgeSessions = () => dashboardSessions.purgeExpired().catch((err: unknown) => log.error({ err }, 'purging expired dashboard sessions failed'));
+    const purgeSessions = () => dashboardSessions.purgeExpired().catch((err: unknown) => logStoreFailure(log, err, {}, 'purging expired dashboard sessions failed'));
     const housekeeping = setInterval(() => {
       void purgeExpired();
       void purgeSessions();

@@ -1,10 +1,12 @@
 // The one place errors become HTTP. Each route declares its error format (route.ts
 // ErrorFormat): the error object {error, detail} (json), or QuickChart's image and header
-// (quickchartErrors.ts). Unknown errors are 500 internal_error with the stack in the log only.
+// (quickchartErrors.ts). Unknown errors are 500 internal_error with the stack in the log only; a
+// store that cannot be reached is 503 service_unavailable with Retry-After (a transient outage,
+// which clients and load balancers retry; why: docs/decisions/0040-store-outage-503.md).
 import type { Context } from 'koa';
-import { AppError } from '../errors.js';
+import { AppError, serviceUnavailable } from '../errors.js';
 import { redactUrl, type Logger } from '../log.js';
-import { describeStorageFailure, StorageError } from '../store/errors.js';
+import { describeStorageFailure, StorageError, storeUnreachable } from '../store/errors.js';
 import type { ErrorFormat } from './route.js';
 import { ERROR_STATUS } from '../errorCodes.js';
 
@@ -41,6 +43,8 @@ export function errorMapper(log: Logger, formats: ErrorFormats = JSON_ONLY): Err
     // answer and nothing failed; a line without a stack, below error level (a client that
     // leaves on purpose must not fill the error log), the access log line stays as it is
     if (appErr.status === 503 && clientLeft(ctx)) log.info({ requestId: ctx.state.requestId, url: redactUrl(ctx.url), method: ctx.method, detail: appErr.detail }, 'request ended: the client went away');
+    // the store's going away and coming back are logged once each (store/reachability.ts)
+    else if (storeUnreachable(err)) log.debug({ requestId: ctx.state.requestId, url: redactUrl(ctx.url), method: ctx.method, code: err.code }, 'request refused: the store is unreachable');
     else if (appErr.status >= 500) logFailure(ctx, err);
     try {
       await formats.writers[formats.formatOf(ctx)](ctx, appErr);
@@ -63,9 +67,14 @@ function storageFailure(err: unknown): string | null {
   return err instanceof StorageError ? describeStorageFailure(err) : null;
 }
 
+/** Seconds a request refused because the store is unreachable is told to wait. */
+export const STORE_RETRY_AFTER_S = 2;
+
 /** Any thrown value as the AppError it is answered with (unknown errors: 500 internal_error). */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  // nothing of the connection (address, driver message) reaches the client
+  if (storeUnreachable(err)) return serviceUnavailable(STORE_RETRY_AFTER_S, 'the database cannot be reached at the moment; retry after Retry-After seconds');
   const e = err as { status?: number; expose?: boolean; message?: string };
   // Koa's own client errors (e.g. malformed URL) carry status < 500 and expose = true.
   if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {

@@ -3,6 +3,7 @@
 import type { Context } from 'koa';
 import type { UsageService } from '../services/usage.js';
 import type { Logger } from '../log.js';
+import { logStoreFailure } from '../store/reachability.js';
 import { isRateLimited } from './rateLimit.js';
 
 /** Once the route answered or threw (`ok`: it answered below 400), before errors are mapped (envelope.ts). */
@@ -12,5 +13,5 @@ export async function recordAnalytics(usage: Pick<UsageService, 'recordRequest'>
   const auth = ctx.state.auth!; // rateLimit() runs after authentication only
   // Analytics only: when it cannot be written (e.g. a full disk) the answer stands, above
   // all a 201 whose chart and count are already committed, and the request's own error is kept.
-  await usage.recordRequest(auth.account.id, ok).catch((err: unknown) => log.error({ err, requestId: ctx.state.requestId }, 'recording request analytics failed'));
+  await usage.recordRequest(auth.account.id, ok).catch((err: unknown) => logStoreFailure(log, err, { requestId: ctx.state.requestId }, 'recording request analytics failed'));
 }

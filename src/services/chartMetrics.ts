@@ -2,6 +2,7 @@
 // counters in memory; they are written in one transaction about every second and on close.
 import type { ChartMetricsRow, ChartMetricsStore } from '../store/types.js';
 import type { Logger } from '../log.js';
+import { logStoreFailure } from '../store/reachability.js';
 
 /** The body of GET /v1/metrics/{id}. */
 export interface ChartMetrics {
@@ -121,7 +122,7 @@ export class ChartMetricsRecorder {
     // The timer starts with the first counter, so an idle server (and a CLI) holds no timer.
     if (!this.timer && !this.closed) {
       this.timer = setInterval(() => {
-        this.flush().catch((err: unknown) => this.log?.error({ err }, 'writing chart metrics failed; will retry'));
+        this.flush().catch((err: unknown) => logStoreFailure(this.log, err, {}, 'writing chart metrics failed; will retry'));
       }, this.flushMs);
       this.timer.unref();
     }

@@ -95,6 +95,7 @@ export class Metrics implements RenderObserver, CacheObserver {
       pgauge('chartshot_queue_max', 'Requests allowed to wait for a page (MAX_QUEUE).', (p) => p.maxQueue);
       pgauge('chartshot_load', '(busy pages + queued requests) / pages: 1 = every page busy and none waiting. The figure to autoscale on.', (p) => p.load);
       pgauge('chartshot_heap_headroom_bytes', "Node's heap limit minus the heap in use.", (p) => p.memory.headroomBytes);
+      pgauge('chartshot_store_reachable', '1 while the store answers (always with SQLite), 0 while PostgreSQL cannot be reached.', (p) => (p.storeReachable === false ? 0 : 1));
       pgauge('chartshot_heap_headroom_ratio', "Share of Node's heap limit still free (below 0.1 the instance takes no work).", (p) => p.memory.headroomRatio);
       const prev = this.resetPressure;
       this.resetPressure = () => {

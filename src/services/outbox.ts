@@ -3,6 +3,7 @@
 // claimed with a lease: instances sharing a store send each once, and a dead one's are retaken.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
+import { logStoreFailure } from '../store/reachability.js';
 import type { Store } from '../store/types.js';
 import type { OutboxItem, OutboxRecord } from '../store/metering.js';
 import type { Clock } from '../clock.js';
@@ -89,7 +90,7 @@ export class OutboxWorker {
     this.stopped = false;
     // a tick that fails (the store unreadable) is logged and the next one tries again
     this.timer = setInterval(() => {
-      this.tick().catch((err: unknown) => this.log.error({ err }, 'outbox tick failed; will retry'));
+      this.tick().catch((err: unknown) => logStoreFailure(this.log, err, {}, 'outbox tick failed; will retry'));
     }, this.o.pollMs);
     this.timer.unref();
   }
@@ -154,7 +155,7 @@ export class OutboxWorker {
       const wait = failure ? OutboxWorker.backoffMs(item.attempts + 1, this.o.retryBaseMs, this.o.retryMaxMs) : this.o.pollMs;
       const until = this.clock.now() + wait;
       this.held.set(item.id, { until, delivered: failure === null, item });
-      this.log.error({ err, outboxId: item.id, kind: item.kind }, 'recording an outbox delivery failed; will retry');
+      logStoreFailure(this.log, err, { outboxId: item.id, kind: item.kind }, 'recording an outbox delivery failed; will retry');
     }
   }
 

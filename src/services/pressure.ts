@@ -28,6 +28,11 @@ export interface PressureReport {
   maxQueue: number;
   /** (busy + queued) / pages: 1 = every page busy and none waiting; what autoscalers target. */
   load: number;
+  /**
+   * A store on another server (PostgreSQL): whether it answered the last call. Not part of
+   * `accepting`: every instance shares it (docs/decisions/0040-store-outage-503.md). Absent with SQLite.
+   */
+  storeReachable?: boolean;
   memory: {
     heapUsedBytes: number;
     heapLimitBytes: number;
@@ -56,6 +61,8 @@ export class PressureService {
     private readonly opts: { maxQueue: number },
     private readonly heap: () => HeapFigures = v8Heap,
     private readonly clock: Clock = systemClock,
+    /** The store's reachability (Store.reachability), when it can be away. */
+    private readonly store?: () => { reachable: boolean },
   ) {}
 
   report(): PressureReport {
@@ -75,6 +82,7 @@ export class PressureService {
       queued: s.pending,
       maxQueue: this.opts.maxQueue,
       load: s.size > 0 ? round((s.borrowed + s.pending) / s.size) : 0,
+      ...(this.store && { storeReachable: this.store().reachable }),
       memory: { heapUsedBytes: h.used, heapLimitBytes: h.limit, headroomBytes, headroomRatio },
       timestamp: new Date(this.clock.now()).toISOString(),
     };

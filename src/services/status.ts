@@ -3,6 +3,7 @@
 import type { PageRequest, PageResult, PoolStats, RendererInfo } from '../render/renderer.js';
 import { systemClock, type Clock } from '../clock.js';
 import { withDeadline } from '../settle.js';
+import { describeStorageFailure, StorageError } from '../store/errors.js';
 import type { heapStatus } from '../heapLimit.js';
 
 export interface StatusReport {
@@ -112,7 +113,8 @@ export class StatusService {
       const ms = await this.store.ping();
       return { ms: Math.round(ms * 1000) / 1000 };
     } catch (err) {
-      return { ms: -1, reason: `store unreachable: ${(err as Error).message}` };
+      // a connection failure's message names the database's address: a public endpoint says the cause and its code only
+      return { ms: -1, reason: `store unreachable: ${err instanceof StorageError ? describeStorageFailure(err) : (err as Error).message}` };
     }
   }
 

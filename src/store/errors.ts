@@ -3,7 +3,20 @@
 
 export type StorageFailure = 'full' | 'read_only' | 'io' | 'unavailable';
 
+/**
+ * Marks a StorageError whatever copy of this module made it: PostgreSQL's store is imported on
+ * demand (open.ts), and a process that also loads it another way (tsx's CommonJS and ES module
+ * graphs in the tests) holds two classes of the same name, which `instanceof` would tell apart.
+ */
+const BRAND = Symbol.for('chartshot.StorageError');
+
 export class StorageError extends Error {
+  readonly [BRAND] = true;
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
   constructor(
     readonly failure: StorageFailure,
     message: string,
@@ -25,4 +38,9 @@ const WORDS: Record<StorageFailure, string> = {
 /** "the disk or database is full (SQLITE_FULL)": for the log. */
 export function describeStorageFailure(e: StorageError): string {
   return `${WORDS[e.failure]} (${e.code})`;
+}
+
+/** The store could not be reached (a server away, a connection lost): a transient outage. */
+export function storeUnreachable(err: unknown): err is StorageError {
+  return err instanceof StorageError && err.failure === 'unavailable';
 }

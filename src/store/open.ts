@@ -6,13 +6,15 @@ import type { Config } from '../config.js';
 import type { Store } from './types.js';
 import { createSqliteStore } from './sqlite/index.js';
 import { loadMasterKey } from './masterKey.js';
+import type { Logger } from '../log.js';
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'redisUrl'>;
 
 // PostgreSQL's modules are imported only when DATABASE_URL is set: a SQLite server or CLI command
-// never loads them (the pg driver is a good part of a CLI command's start-up).
-export async function openStore(config: StoreConfig): Promise<Store> {
-  if (config.databaseUrl) return (await import('./pg/index.js')).createPgStore({ url: config.databaseUrl });
+// never loads them (the pg driver is a good part of a CLI command's start-up). `log`: where a
+// PostgreSQL server going away and coming back is said (the server's log; the CLI passes none).
+export async function openStore(config: StoreConfig, log?: Logger): Promise<Store> {
+  if (config.databaseUrl) return (await import('./pg/index.js')).createPgStore({ url: config.databaseUrl, log });
   return createSqliteStore(config.dataDir);
 }
 

@@ -4,6 +4,7 @@ import type { PlanName } from '../rules/plans.js';
 import type { GenerationCount, MeteringStores } from './metering.js';
 import type { RenderRequest } from '../chart/request.js';
 import type { DashboardStore } from './dashboard.js';
+import type { ReachabilityReport } from './reachability.js';
 
 export type AccountStatus = 'active' | 'suspended' | 'cancelled' | 'terminated';
 export type KeyKind = 'live' | 'trial' | 'test';
@@ -243,5 +244,10 @@ export interface Store extends MeteringStores {
    * and cheap: caches of authentication results compare it on every use. Absent: no such signal.
    */
   authVersion?(): number;
+  /**
+   * Whether a store on another server (PostgreSQL) answered its last call, and since when not.
+   * Absent: a store in this process (SQLite), which cannot be away.
+   */
+  reachability?(): ReachabilityReport;
   close(): Promise<void>;
 }

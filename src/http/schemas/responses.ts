@@ -106,6 +106,11 @@ export const pressureSchema = {
     queued: { type: 'integer', minimum: 0, description: 'Requests waiting for a page.' },
     maxQueue: { type: 'integer', minimum: 0, description: 'Requests allowed to wait (MAX_QUEUE); more are refused with 503 at once.' },
     load: { type: 'number', minimum: 0, description: '(busy + queued) / pages: 1 means every page busy and nobody waiting. What an autoscaler targets.' },
+    storeReachable: {
+      type: 'boolean',
+      description:
+        'With PostgreSQL (DATABASE_URL): whether it answered the last call. False while it is away; requests that need it then get 503 service_unavailable with Retry-After. Not part of `accepting`: every instance shares the store, so no other instance would do better. Absent with SQLite.',
+    },
     memory: {
       type: 'object',
       required: ['heapUsedBytes', 'heapLimitBytes', 'headroomBytes', 'headroomRatio'],

@@ -2,6 +2,8 @@
 import pg from 'pg';
 import { StorageError } from '../errors.js';
 import { PG_MIGRATIONS } from './migrations.js';
+import { describePgUrl, Reachability } from '../reachability.js';
+import type { Logger } from '../../log.js';
 
 /** bigint (ms timestamps, counters) and numeric (SUM) read back as numbers: they stay far below 2^53. */
 const NUMBER_TYPES = new Set([20, 1700]);
@@ -35,22 +37,32 @@ export interface Sql {
 
 export interface PgDb extends Sql {
   readonly pool: pg.Pool;
+  /** Whether the server answered the last call (logged once when it goes away, once when back). */
+  readonly reach: Reachability;
   /** Runs fn in one transaction (READ COMMITTED unless told), retrying serialization failures. */
   tx<T>(fn: (sql: Sql) => Promise<T>, opts?: { serializable?: boolean }): Promise<T>;
   close(): Promise<void>;
 }
 
+/** Node's codes for a server that cannot be reached (refused, reset, unroutable, no such host). */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * SQLSTATEs of a server that is away for a while: a connection exception (class 08), shutting
+ * down (admin, crash), starting up, too many connections.
+ */
+const AWAY_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** The pg driver's own errors for a connection lost or never made (they carry no code). */
+const DRIVER_DISCONNECTED = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+
 /** PostgreSQL error codes that are the storage's fault, not the query's. */
 export function storageError(err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return err;
-  const msg = (err as Error).message;
+  const msg = err instanceof Error ? err.message : String(err);
+  if (typeof code !== 'string') return err instanceof Error && DRIVER_DISCONNECTED.test(msg) ? new StorageError('unavailable', msg, 'CONNECTION_LOST') : err;
   if (code === '53100' || code === '53200') return new StorageError('full', msg, code); // disk full, out of memory
   if (code === '25006') return new StorageError('read_only', msg, code); // read-only transaction (a standby)
   if (code === '58030') return new StorageError('io', msg, code);
-  if (code.startsWith('08') || code === '57P01' || code === '57P03' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') {
-    return new StorageError('unavailable', msg, code);
-  }
+  if (code.startsWith('08') || AWAY_SQLSTATES.has(code) || NETWORK_CODES.has(code)) return new StorageError('unavailable', msg, code);
   return err;
 }
 
@@ -60,13 +72,23 @@ function queryOf(s: Statement, params?: readonly unknown[]): pg.QueryConfig {
   return typeof s === 'string' ? { text: s, values } : { name: s.name, text: s.text, values };
 }
 
-function runner(q: (query: pg.QueryConfig) => Promise<pg.QueryResult>): Sql {
+/** storageError(err), noting in `reach` when it says the server cannot be reached. */
+function translated(err: unknown, reach: Reachability | undefined): unknown {
+  const e = storageError(err);
+  if (reach && e instanceof StorageError && e.failure === 'unavailable') reach.lost(e);
+  return e;
+}
+
+function runner(q: (query: pg.QueryConfig) => Promise<pg.QueryResult>, reach?: Reachability): Sql {
   const run = async (text: Statement, params?: readonly unknown[]) => {
+    let result: pg.QueryResult;
     try {
-      return await q(queryOf(text, params));
+      result = await q(queryOf(text, params));
     } catch (err) {
-      throw storageError(err);
+      throw translated(err, reach);
     }
+    reach?.answered();
+    return result;
   };
   return {
     async rows<T>(text: Statement, params?: readonly unknown[]) {
@@ -100,26 +122,31 @@ export interface PgOptions {
   url: string;
   /** Connections at most (default 10). */
   max?: number;
+  /** Where the server's going away and coming back are logged (one line each). */
+  log?: Logger;
 }
 
 export async function openPg(opts: PgOptions): Promise<PgDb> {
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, types, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
   // an idle client losing its connection emits here; without a listener the process would exit
   pool.on('error', () => {});
-  const base = runner((query) => pool.query(query));
+  const reach = new Reachability(describePgUrl(opts.url), opts.log);
+  const base = runner((query) => pool.query(query), reach);
   const db: PgDb = {
     pool,
+    reach,
     ...base,
     async tx<T>(fn: (sql: Sql) => Promise<T>, o: { serializable?: boolean } = {}): Promise<T> {
       for (let attempt = 0; ; attempt++) {
         const client = await pool.connect().catch((err: unknown) => {
-          throw storageError(err);
+          throw translated(err, reach);
         });
         let broken = false;
         try {
           await client.query(o.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
           const result = await fn(runner((query) => client.query(query)));
           await client.query('COMMIT');
+          reach.answered();
           return result;
         } catch (err) {
           await client.query('ROLLBACK').catch(() => {
@@ -128,7 +155,7 @@ export async function openPg(opts: PgOptions): Promise<PgDb> {
           const code = (err as { code?: unknown }).code;
           // serialization failure / deadlock: the transaction may simply be run again
           if ((code === '40001' || code === '40P01') && attempt < 5) continue;
-          throw storageError(err);
+          throw translated(err, reach);
         } finally {
           client.release(broken);
         }

@@ -64,6 +64,9 @@ export async function createPgStore(opts: PgOptions): Promise<PgStore> {
     authSettled() {
       return auth.settled();
     },
+    reachability() {
+      return db.reach.report();
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -19,6 +19,8 @@ const PAUSE_AFTER_FAILURE_MS = 1000;
 
 export class RedisLink {
   private lastWarned = 0;
+  /** A warning was logged since the connection was last ready: its return is logged too. */
+  private warnedAway = false;
   private failedAt = -Infinity;
   private corked = false;
 
@@ -38,7 +40,15 @@ export class RedisLink {
     this.failedAt = now;
     if (now - this.lastWarned < 10_000) return;
     this.lastWarned = now;
+    this.warnedAway = true;
     this.log?.warn({ err: err instanceof Error ? err.message : String(err) }, `redis unavailable (${what}): degraded`);
+  }
+
+  /** The connection is ready (again): one line when an outage was logged. */
+  ready(): void {
+    if (!this.warnedAway) return;
+    this.warnedAway = false;
+    this.log?.warn('redis reachable again: limits, windows and shared tiers back in Redis');
   }
 
   /**
@@ -87,6 +97,7 @@ export async function connectRedis(opts: RedisConnectOptions, log?: Logger): Pro
   });
   const link = new RedisLink(defineScripts(redis), log);
   redis.on('error', (err: unknown) => link.failed(err, 'connection'));
+  redis.on('ready', () => link.ready());
   await new Promise<void>((resolve) => {
     const t = setTimeout(done, opts.readyTimeoutMs ?? 3000);
     redis.once('ready', done);
