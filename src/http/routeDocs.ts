@@ -45,7 +45,8 @@ export function renderErrors(badCodes: readonly ErrorCode[]): Record<string, Err
     },
     '500': { description: 'Server or rendering error.', codes: ['internal_error', 'render_failed'] },
     '503': {
-      description: 'Every renderer is busy, or (requests with a body) the server is receiving as many body bytes as it may (MAX_BODY_BYTES_IN_FLIGHT); retry after Retry-After seconds.',
+      description:
+        'Every renderer is busy, the database (PostgreSQL) cannot be reached for the moment, or (requests with a body) the server is receiving as many body bytes as it may (MAX_BODY_BYTES_IN_FLIGHT); retry after Retry-After seconds.',
       codes: ['service_unavailable'],
       headers: retryAfter,
     },
