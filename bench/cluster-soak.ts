@@ -121,6 +121,9 @@ async function main(): Promise<void> {
   let failed = 0;
   let refused = 0; // 503 with Retry-After: a clean refusal the client retries, not a failure
   const failures: string[] = [];
+  // when each failure and refusal happened (ms since the epoch): the fault report's timeline
+  const failedAt: number[] = [];
+  const refusedAt: number[] = [];
   const step = async (i: number): Promise<void> => {
     const kind = i % 20;
     const t0 = performance.now();
@@ -146,13 +149,17 @@ async function main(): Promise<void> {
         r = await request(agent, lb.url, 'GET', `/v1/open/chart?c=${c}&w=300&h=150`);
       }
       statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-      if (r.status === 503 && r.headers['retry-after']) refused++;
-      else if (r.status >= 300) {
+      if (r.status === 503 && r.headers['retry-after']) {
+        refused++;
+        refusedAt.push(Date.now());
+      } else if (r.status >= 300) {
         failed++;
+        failedAt.push(Date.now());
         if (failures.length < 50) failures.push(`${what} ${r.status} ${r.body.toString().slice(0, 120)}`);
       }
     } catch (err) {
       failed++;
+      failedAt.push(Date.now());
       statuses.error = (statuses.error ?? 0) + 1;
       if (failures.length < 50) failures.push(`${what} ${(err as Error).message}`);
     }
@@ -220,21 +227,45 @@ async function main(): Promise<void> {
     await sleep(Math.max(0, began + SECONDS * 500 - Date.now()));
     const before = { requests, failed, refused };
     log('faults: a rolling restart of every instance while PostgreSQL restarts');
+    const t0 = Date.now();
+    const at = (t: number) => `+${((t - t0) / 1000).toFixed(1)} s`;
+    const events: string[] = [];
+    const note = (what: string) => {
+      events.push(`${at(Date.now())} ${what}`);
+      log(what);
+    };
     const pgRestart = (async () => {
       await pg.stop();
+      note('PostgreSQL stopped');
       await sleep(5000);
       await pg.start();
-      log('PostgreSQL is back');
+      note('PostgreSQL is back');
     })();
     for (const [i, inst] of instances.entries()) {
       inst.proc.kill('SIGTERM');
       await inst.exited;
+      note(`${inst.name} exited`);
       rmSync(inst.dataDir, { recursive: true, force: true });
       instances[i] = await start(inst.name, inst.port, inst.onDisk);
-      log(`${inst.name} restarted`);
+      note(`${inst.name} restarted`);
     }
     await pgRestart;
-    faultReport = `during the faults: ${requests - before.requests} requests, ${failed - before.failed} failed, ${refused - before.refused} refused with 503 + Retry-After`;
+    // the timeline: failures and refusals per 5 s from PostgreSQL's stop
+    const fails = failedAt.filter((t) => t >= t0);
+    const refusals = refusedAt.filter((t) => t >= t0);
+    const per5s = (ts: number[]) => {
+      const b: Record<string, number> = {};
+      for (const t of ts) {
+        const k = Math.floor((t - t0) / 5000) * 5;
+        b[`${k}-${k + 5}s`] = (b[`${k}-${k + 5}s`] ?? 0) + 1;
+      }
+      return JSON.stringify(b);
+    };
+    faultReport =
+      `during the faults: ${requests - before.requests} requests, ${failed - before.failed} failed, ${refused - before.refused} refused with 503 + Retry-After` +
+      `; failed ${fails.length ? `from ${at(fails[0]!)} to ${at(fails.at(-1)!)}` : 'none'} ${per5s(fails)}` +
+      `; refused ${refusals.length ? `from ${at(refusals[0]!)} to ${at(refusals.at(-1)!)}` : 'none'} ${per5s(refusals)}` +
+      `; events: ${events.join(', ')}`;
     log(faultReport);
   };
 
