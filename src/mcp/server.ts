@@ -6,6 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
 import { toAppError } from '../http/errors.js';
+import { storeUnreachable } from '../store/errors.js';
 import { CHARTJS_PAGES } from '../chart/chartjsPages.js';
 import { parseChartjsVersion } from '../chart/quickchart.js';
 import { checkArguments, TOOLS, TOOL_NAMES, type ChartArgs, type ToolName } from './tools.js';
@@ -97,7 +98,8 @@ function validation(engine: McpEngine, raw: unknown): CallToolResult {
 /** A failed call as the HTTP API answers it: {error, detail} (+ retry_after_s), isError set. */
 function toolError(err: unknown, log: Logger, tool: ToolName): CallToolResult {
   const e = toAppError(err);
-  if (e.status >= 500) log.error({ err, tool }, 'MCP tool call failed');
+  // the store away is logged once by the store (store/reachability.ts), not once per call
+  if (e.status >= 500 && !storeUnreachable(err)) log.error({ err, tool }, 'MCP tool call failed');
   const retry = e.headers['Retry-After'];
   const body = { error: e.code, ...(e.detail ? { detail: e.detail } : {}), ...(retry ? { retry_after_s: Number(retry) } : {}) };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
