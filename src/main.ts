@@ -164,11 +164,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const lifecycle = new Lifecycle(clock);
     const reachability = store.reachability?.bind(store);
     const pressure = new PressureService(livePool, lifecycle, { maxQueue: config.maxQueue }, undefined, undefined, reachability);
-    const metrics = new Metrics({ poolStats: () => livePool.stats(), pressure: () => pressure.report() });
     // PDFs are made in a worker thread, never on this event loop (render/pdf.ts): bounded by the
     // render's own deadline and the largest image a render may give
     const pdf = new PdfConverter({ deadlineMs: config.renderTimeoutMs, maxOutputBytes: 2 * config.maxImageBytes });
     pdfConverter = pdf;
+    const signedCache = new SignedImageCache(clock);
+    const metrics = new Metrics({
+      poolStats: () => livePool.stats(),
+      pressure: () => pressure.report(),
+      pdfs: () => ({ made: pdf.counters.made, timeout: pdf.counters.timeouts, memory: pdf.counters.overMemory, busy: pdf.counters.refused }),
+      signedCache: () => ({ hit: signedCache.counters.hits, miss: signedCache.counters.misses }),
+    });
     const renderer = new RenderService(pool, metrics, {
       maxImageBytes: config.maxImageBytes,
       deadlines: deadlinesFor(config.renderTimeoutMs, config.anonymousRenderTimeoutMs, config.trialRenderTimeoutMs),
@@ -188,7 +194,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await outbox.recover().catch((err: unknown) => log.error({ err }, 'releasing stale outbox claims failed; they are retried after their lease'));
     // page time of the callers who pay nothing per render: trial accounts, anonymous addresses
     const pageBudget = new PageBudget(clock, { budgetMs: config.pageBudgetMs, refillMsPerMin: config.pageBudgetRefillMsPerMin });
-    const signedCache = new SignedImageCache(clock);
     const charts = new ChartService(renderer, usage, pageBudget, signedCache);
     const windows = keyedWindows(store.openWindows, masterKey);
     const open = new OpenChartService(renderer, imageCache, windows, clock, {

@@ -17,6 +17,10 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** GET /v1/pressure's report, read at every scrape: the same figures as gauges. */
   pressure?: () => PressureReport;
+  /** PDFs the worker made or did not, by outcome (render/pdf.ts counters), read at every scrape. */
+  pdfs?: () => Record<string, number>;
+  /** Signed-URL cache look-ups by result (hit, miss), read at every scrape. */
+  signedCache?: () => Record<string, number>;
 }
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -123,21 +127,27 @@ export class Metrics implements RenderObserver, CacheObserver {
     follow('chartshot_pages_destroyed_total', 'Pages destroyed (recycled, failed or timed out).', (s) => s.pagesDestroyed);
     follow('chartshot_rides_total', 'Renders sent to a page behind the one it was drawing (decision 33).', (s) => s.rides ?? 0);
     follow('chartshot_reset_collections_total', 'Page resets after which the renderer\'s heap was collected at once: the documents before left more than 64 MB in it.', (s) => s.resetCollections ?? 0);
-    // every reason is a series from the first scrape (0 until it happens)
-    const resetsSeen = new Map<string, number>();
-    new Counter({
-      name: 'chartshot_page_resets_total',
-      help: 'Pages reloaded or replaced, by reason: caller_code, page_state, failed, interrupted, memory, crash, recycled, version_switch.',
-      labelNames: ['reason'],
-      registers,
-      collect() {
-        for (const [reason, now] of Object.entries(stats().resetsByReason ?? {})) {
-          const seen = resetsSeen.get(reason);
-          if (seen === undefined || now > seen) this.inc({ reason }, now - (seen ?? 0));
-          resetsSeen.set(reason, Math.max(seen ?? 0, now));
-        }
-      },
-    });
+    // Monotonic counts by label, kept elsewhere: every label value is a series from the first
+    // scrape it appears in (0 until it happens).
+    const followLabelled = (name: string, help: string, label: string, read: () => Record<string, number>) => {
+      const seenBy = new Map<string, number>();
+      return new Counter({
+        name,
+        help,
+        labelNames: [label],
+        registers,
+        collect() {
+          for (const [value, now] of Object.entries(read())) {
+            const seen = seenBy.get(value);
+            if (seen === undefined || now > seen) this.inc({ [label]: value }, now - (seen ?? 0));
+            seenBy.set(value, Math.max(seen ?? 0, now));
+          }
+        },
+      });
+    };
+    followLabelled('chartshot_page_resets_total', 'Pages reloaded or replaced, by reason: caller_code, page_state, failed, interrupted, memory, crash, recycled, version_switch.', 'reason', () => stats().resetsByReason ?? {});
+    if (opts.pdfs) followLabelled('chartshot_pdfs_total', 'PDFs made in the worker thread (made), or not: past the deadline (timeout), past the heap bound (memory), refused with a full queue (busy).', 'outcome', opts.pdfs);
+    if (opts.signedCache) followLabelled('chartshot_signed_cache_lookups_total', 'Signed GET /v1/chart requests (signature and key checked) answered from the signed-URL cache (hit) or rendered (miss).', 'result', opts.signedCache);
     follow('chartshot_page_resets_given_up_total', 'Page resets that gave up at their deadline (a page too busy to navigate) and replaced the page: whoever waited for it waited the whole deadline.', (s) => s.resetsGivenUp ?? 0);
     follow('chartshot_pages_busy_after_render_total', 'Pages that ran caller code and did not answer at once when its render was over: their script was stopped, or their renderer replaced.', (s) => s.busyAfterRender ?? 0);
     follow('chartshot_ride_retries_total', 'Rides sent again on a clean page: the page refused them, or the render ahead was interrupted or crashed.', (s) => s.rideRetries ?? 0);

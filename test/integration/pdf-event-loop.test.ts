@@ -154,6 +154,9 @@ describe('PDFs: made off the event loop; signed URLs served again from a short c
       expect(other.status).to.equal(200);
       expect((await PDFDocument.load(await bytes(other))).getPage(0).getSize()).to.deep.equal({ width: 601, height: 300 });
       expect(s.deps.pdf.counters.made - made, 'PDFs converted').to.equal(2);
+      const metrics = await s.deps.metrics.text();
+      expect(metrics).to.match(/^chartshot_signed_cache_lookups_total\{result="hit"\} [3-9]$/m);
+      expect(metrics).to.match(/^chartshot_pdfs_total\{outcome="made"\} [2-9]$/m);
     });
 
     it('expired, or its key revoked, is refused with 401 although its image is held', async () => {
