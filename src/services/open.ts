@@ -6,6 +6,7 @@ import { EDIT_ID, editState, playgroundUrl, parseOpenQuery, type EditState, type
 import { renderDigest, withConfigJson, withZoneLocale, type RenderRequest } from '../chart/request.js';
 import { AppError, invalidConfig, rateLimited, renderFailed } from '../errors.js';
 import type { OpenRenderWindows, StoredImage } from '../store/types.js';
+import { StorageError, storeUnreachable } from '../store/errors.js';
 import type { Clock } from '../clock.js';
 import type { CacheHit, ImageCache } from './imageCache.js';
 import { renderOwner, type RenderService } from './render.js';
@@ -124,7 +125,7 @@ export class OpenChartService {
     const key = `open:${digest}`;
     const edit = playgroundUrl(this.opts.publicBaseUrl, req, digest);
     const editUrl = edit.url;
-    const hit = await this.cache.get(key);
+    const hit = await this.cache.get(key).catch(missWhileStoreAway);
     if (hit) {
       if (target !== undefined) this.admitted.set(target, { key, editUrl });
       return { ...openImage(hit.image, hitTier(hit)), editUrl };
@@ -155,7 +156,7 @@ export class OpenChartService {
     const req = withZoneLocale(withConfigJson(prepared), this.renderer.zone);
     const digest = renderDigest(req);
     const key = `open:${digest}`;
-    const hit = await this.cache.get(key);
+    const hit = await this.cache.get(key).catch(missWhileStoreAway);
     if (hit) {
       return { ...openImage(hit.image, hitTier(hit)), digest };
     }
@@ -217,7 +218,8 @@ export class OpenChartService {
     const now = this.clock.now();
     if (now - this.lastPurge > PURGE_EVERY_MS) {
       this.lastPurge = now;
-      await this.windows.purge(now - OPEN_WINDOW_MS);
+      // housekeeping: with the database away (the windows in Redis) it waits for the next purge
+      await this.windows.purge(now - OPEN_WINDOW_MS).catch(missWhileStoreAway);
     }
     const take = await this.windows.take(client, now, OPEN_WINDOW_MS, this.opts.rendersPerHour);
     if (!take.allowed) {
@@ -239,11 +241,19 @@ export class OpenChartService {
         this.notStored.add(image);
         return image;
       }
-      return this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES, img.renderer);
+      try {
+        return await this.cache.putOpen(key, img.body, img.contentType, this.opts.cacheTtlMs ?? OPEN_CACHE_TTL_MS, this.opts.cacheMaxBytes ?? OPEN_CACHE_MAX_BYTES, img.renderer);
+      } catch (err) {
+        missWhileStoreAway(err);
+        // the database is away: the image is answered, not kept (as one from a page that failed its check)
+        const image = this.cache.prepare(img.body, img.contentType, null, img.renderer);
+        this.notStored.add(image);
+        return image;
+      }
     };
     try {
       const shared = this.opts.flights;
-      return await (shared ? shared.run(key, render, () => this.cache.probe(key), signal) : render());
+      return await (shared ? shared.run(key, render, () => this.cache.probe(key).catch(missWhileStoreAway), signal) : render());
     } catch (err) {
       throw openRenderError(err);
     }
@@ -255,7 +265,18 @@ const editKey = (id: string) => `open:edit:${id}`;
 
 /** The open endpoint's own codes: Chart.js refusing the config is invalid_config; any other
  *  client error passes; an unexpected failure is render_failed (the cause stays for the log). */
+/**
+ * The open endpoint's images are a cache: while the database (its persistent tier) cannot be
+ * reached, a lookup there is a miss and the image is drawn; any other failure is thrown on.
+ */
+function missWhileStoreAway(err: unknown): null {
+  if (storeUnreachable(err)) return null;
+  throw err;
+}
+
 function openRenderError(err: unknown): unknown {
+  // a storage failure is the store's, not the renderer's: answered as the store's error
+  if (err instanceof StorageError) return err;
   if (err instanceof AppError) {
     if (err.code === 'invalid_input') return invalidConfig(err.detail ?? 'the config could not be rendered');
     return err;

@@ -2,12 +2,14 @@
 // started again. While it is away, requests that need it get 503 service_unavailable with
 // Retry-After (a transient outage clients retry, not a 500 "the server is broken"), naming
 // nothing of the connection; the process serves on (status, pressure) and logs one line when the
-// store goes and one when it is back. Once it is back, renders and short charts resume at once
-// with nothing half-written: every 200 was counted once, nothing else was.
+// store goes and one when it is back. The open endpoint, whose windows are in Redis and whose
+// database rows are only a cache, goes on drawing. Once it is back, renders and short charts
+// resume at once with nothing half-written: every 200 was counted once, nothing else was.
 import { expect } from 'chai';
 import { PassThrough } from 'node:stream';
 import { rmSync } from 'node:fs';
 import { OwnPostgres } from '../helpers/services.js';
+import { OwnRedis } from '../helpers/redis.js';
 import { testConfig } from '../helpers/server.js';
 import { generationsCounted } from '../helpers/renders.js';
 import { apiKey } from '../helpers/client.js';
@@ -18,6 +20,7 @@ import { startServer, type Running } from '../../src/main.js';
 describe('the database stopped under a running server', function () {
   this.timeout(120000);
   let pgsrv: OwnPostgres;
+  let redis: OwnRedis;
   let s: Running;
   let dataDir: string;
   const logLines: Array<{ level: number; msg: string; [k: string]: unknown }> = [];
@@ -28,6 +31,7 @@ describe('the database stopped under a running server', function () {
 
   before(async () => {
     pgsrv = await OwnPostgres.create();
+    redis = await OwnRedis.create();
     const out = new PassThrough();
     out.on('data', (c: Buffer) => {
       for (const line of c.toString().split('\n').filter(Boolean)) {
@@ -37,13 +41,14 @@ describe('the database stopped under a running server', function () {
     });
     const url = new URL(pgsrv.url);
     url.password = PASSWORD;
-    const config = testConfig({ databaseUrl: url.toString(), masterKey: Buffer.alloc(32, 9) });
+    const config = testConfig({ databaseUrl: url.toString(), redisUrl: redis.url, masterKey: Buffer.alloc(32, 9) });
     dataDir = config.dataDir;
     s = await startServer(config, { log: createLogger('warn', out), schedulerIntervalMs: 0, outbox: { pollMs: 0 } });
   });
   after(async () => {
     await s?.close();
     await pgsrv?.remove();
+    await redis?.remove();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -98,6 +103,12 @@ describe('the database stopped under a running server', function () {
     // every instance shares the store: taking this one out of rotation would help nobody
     expect(pressure.status, 'still ready').to.equal(200);
     expect((await pressure.json()) as object).to.include({ accepting: true, storeReachable: false });
+    // an open render needs no database here (its windows are in Redis): drawn, answered, not kept
+    const open = await fetch(`${s.url}/v1/open/chart?c=${encodeURIComponent(JSON.stringify({ type: 'bar', data: { labels: ['away'], datasets: [{ data: [7] }] } }))}&w=120&h=80`);
+    expect(open.status, await open.clone().text()).to.equal(200);
+    expect(open.headers.get('content-type')).to.equal('image/png');
+    expect(open.headers.get('cache-control'), 'not kept: not cached downstream either').to.equal('no-store');
+    expect((await open.arrayBuffer()).byteLength).to.be.greaterThan(100);
     // one warning for the outage, not one per request; no error line per refused request
     expect(linesSaying(/is unreachable/), JSON.stringify(logLines)).to.have.length(1);
     expect(linesSaying(/is unreachable/)[0]).to.include({ level: 40 });
