@@ -1,10 +1,9 @@
-// Runs the mocha suite as N shards side by side (N = TEST_JOBS, default one more than the CPU
-// count, at most 3):
+// Runs the mocha suite as N shards side by side (N = TEST_JOBS, default the CPU count, at most 2):
 // each shard is an ordinary mocha process over its share of the files, with its own root hooks,
 // shared test server, PostgreSQL and Redis, so nothing is shared between shards. Most of a test's
-// time is spent waiting on Chromium, a child process or a timer: two shards on two cores kept them
-// busy less than half the time (24.5 CPU-minutes in a 27-minute run), so a third shard uses what
-// the two leave idle.
+// time is spent waiting on Chromium, a child process or a timer, so two shards use a second core
+// the single process leaves idle. A third on two cores did not finish sooner (23.9 against 24.7
+// minutes) and loaded the machine so that pages took longer to load than tests allow.
 //
 // Files are dealt out by their last measured wall time (test/timings.json, written by
 // `TEST_TIMINGS_FILE=test/timings.json npm run test:only`), longest first to the least loaded shard;
@@ -30,7 +29,7 @@ const files = roots
   .map((f) => relative(process.cwd(), f))
   .sort();
 
-const jobsWanted = Number(process.env.TEST_JOBS || Math.min(3, availableParallelism() + 1));
+const jobsWanted = Number(process.env.TEST_JOBS || Math.min(2, availableParallelism()));
 if (!Number.isInteger(jobsWanted) || jobsWanted < 1) {
   process.stderr.write(`TEST_JOBS must be a whole number from 1 (got ${process.env.TEST_JOBS})\n`);
   process.exit(2);

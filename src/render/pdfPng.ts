@@ -217,13 +217,33 @@ function collect(z: Deflate, max: number): { write(b: Buffer): Promise<void>; en
   ended.catch(() => {});
   return {
     async write(b: Buffer) {
-      if (failed) throw failed;
-      if (!z.write(b)) await Promise.race([new Promise((r) => z.once('drain', r)), ended]);
-      if (failed) throw failed;
+      const check = () => {
+        if (failed) throw failed;
+        if (z.destroyed || z.errored) throw z.errored ?? new Error('the PDF stream was closed');
+      };
+      check();
+      if (!z.write(b)) await drained(z);
+      check();
     },
     end() {
       z.end();
       return ended;
     },
   };
+}
+
+/** Until `z` takes writes again, or fails or closes (then write() sees why). A promise per wait,
+ *  not a race against the stream's end: each race would leave a reaction on that promise. */
+function drained(z: Deflate): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      z.off('drain', done);
+      z.off('error', done);
+      z.off('close', done);
+      resolve();
+    };
+    z.on('drain', done);
+    z.on('error', done);
+    z.on('close', done);
+  });
 }

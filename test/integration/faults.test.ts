@@ -199,7 +199,9 @@ describe('browser faults', function () {
       return { status: res.status, body: await bytes(res) };
     };
     before(async () => {
-      s = await startTestServer({ poolSize: 1, renderTimeoutMs: RENDER_TIMEOUT_MS });
+      // a crashed page is replaced when it is next leased: that request waits for the new page's
+      // load, which on a loaded machine outlasts the default ACQUIRE_TIMEOUT_MS (5 s)
+      s = await startTestServer({ poolSize: 1, renderTimeoutMs: RENDER_TIMEOUT_MS, acquireTimeoutMs: 60_000 });
       key = (await unlimitedAccount(s)).api_key;
       const r = await render(BAR);
       expect(r.status).to.equal(200);

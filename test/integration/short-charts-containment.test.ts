@@ -56,6 +56,9 @@ describe('short charts cannot be turned into bombs', function () {
   }
 
   async function createChart(key: string, chart: unknown): Promise<string> {
+    // a setup step, not a test of the pool: both pages idle first (a page the test before stopped
+    // or replaced may still be loading, which on a loaded machine outlasts ACQUIRE_TIMEOUT_MS 1 s)
+    await waitFor('both pages idle before a chart is created', () => s.deps.pool.stats().available === 2, { ms: 60_000, stepMs: 50, state: () => s.deps.pool.stats() });
     const res = await post(s.url, '/v1/chart/create', { chart, width: 200, height: 100 }, apiKey(key));
     expect(res.status, await res.clone().text()).to.equal(201);
     return ((await res.json()) as { id: string }).id;
