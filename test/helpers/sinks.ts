@@ -62,13 +62,14 @@ export async function udpSink(): Promise<Sink> {
   };
 }
 
-/** Waits until every page of the pool is back and idle: pages that ran caller code are reset first. */
+/** Waits until every page of the pool is back and idle: pages that ran caller code are reset first,
+ *  or replaced when the reset gives up (a new page loads for seconds on a loaded machine). */
 export async function poolIdle(stats: () => { size: number; available: number; borrowed: number }): Promise<void> {
-  const deadline = Date.now() + 30_000; // a bound for a loaded machine, not a speed claim
+  const deadline = Date.now() + 60_000; // a bound for a loaded machine, not a speed claim
   while (Date.now() < deadline) {
     const s = stats();
     if (s.borrowed === 0 && s.available >= s.size) return;
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`the pool did not become idle within 30 s: ${JSON.stringify(stats())}`);
+  throw new Error(`the pool did not become idle within 60 s: ${JSON.stringify(stats())}`);
 }
